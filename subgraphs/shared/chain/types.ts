@@ -1,0 +1,50 @@
+/**
+ * What the services read from the chain. Implemented by `ChainReader` (reader.ts) over ethers v6.
+ * Every method throws `ChainUnavailableError` when the node cannot answer within the request deadline.
+ */
+
+/** Where a machine is homed. `evm` machines on the primary chain carry its chain ID; `solana` ones a genesis hash. */
+export type HomeChain = { kind: "evm"; chainId: string } | { kind: "solana"; genesisHash: string };
+
+export interface MachineOnChain {
+  machineId: bigint;
+  /** The machine's own EVM address (its 1.0 `did:<service>:0x…` identity). */
+  machineAddress: string;
+  /** Current owner of the machine NFT (EIP-55). */
+  owner: string;
+  /** Controller set in the machine registry, or null when none is set. */
+  controller: string | null;
+  /** Effective DID controller: `controller ?? owner` (EIP-55). */
+  effectiveController: string;
+  /** Operator address (the KYB subject), EIP-55. */
+  operator: string;
+  deactivated: boolean;
+  home: HomeChain;
+  tokenId: bigint;
+}
+
+/** Attestation state of one topic, computed on chain at the read block: revoked wins over expired. */
+export type AttestationStatus = "unverified" | "verified" | "expired" | "revoked";
+
+export interface ReadinessProbe {
+  rpc_connected: boolean;
+  contracts: {
+    identity_registry: boolean;
+    identity_staking: boolean;
+    event_registry: boolean;
+    machine_nft: boolean;
+    did_registry: boolean;
+    admin_flags: boolean;
+  };
+}
+
+export interface ChainReads {
+  /** Chain ID reported by the node (decimal string). */
+  chainId(): Promise<string>;
+  /** The machine, or null when the machine registry has no such ID. */
+  getMachine(machineId: bigint): Promise<MachineOnChain | null>;
+  chipStatus(machineId: bigint): Promise<AttestationStatus>;
+  kybStatus(operator: string): Promise<AttestationStatus>;
+  /** Document 2 readiness checks: RPC reachable and every contract callable. */
+  probe(): Promise<ReadinessProbe>;
+}

@@ -1,0 +1,193 @@
+/**
+ * Platform configuration, read once from the environment.
+ *
+ * Every setting has an embedded default so `npm start` works on a fresh machine. `loadConfig(overrides)` lets tests
+ * and the process entry build a config without touching `process.env`.
+ */
+import path from "node:path";
+
+export interface ServiceNamespace {
+  /** DID method, e.g. `did:<method>:<machineId>` (spec stand-in: `service`). */
+  didMethod: string;
+  /** Prefix of verifier / protocol / schema identifiers (spec stand-in: `service.verify`). */
+  verifier: string;
+}
+
+export interface ChipVendorProfile {
+  /** Challenge and evidence `profile`, e.g. `vendor-chip-ca306/1`. */
+  profile: string;
+  /** Evidence `trustBundle`, e.g. `vendor-chip-ca306-roots/1`. */
+  trustBundle: string;
+}
+
+export interface RateLimitConfig {
+  /** Window length in milliseconds shared by every per-IP limit. */
+  windowMs: number;
+  /** Requests per window per IP on `POST /v1/verify/chip/challenge`. */
+  challengePerIp: number;
+  /** Requests per window per IP on `POST /v1/verify/chip/evidence`. */
+  evidencePerIp: number;
+  /** Requests per window per IP across every `/v1/verify/` route. */
+  verifyApiPerIp: number;
+  /** Requests per window per IP on `GET /v1/verify/machines/{id}` (public notes: 60/min). */
+  verifyReadPerIp: number;
+  /** Requests per window per IP on the ratings routes of document 2 (spec: 90/min). */
+  ratingsPerIp: number;
+  /** Requests per window per IP on the markets listener. */
+  marketsPerIp: number;
+}
+
+export interface VerifyLimits {
+  /** Challenge lifetime in seconds (spec: at most 300). */
+  challengeTtlSeconds: number;
+  /** Open (issued, unexpired, unconsumed) challenges allowed per machine. */
+  openChallengesPerMachine: number;
+  /** Open challenges allowed in total. */
+  openChallengesTotal: number;
+  /** How long a submission may stay in `checking` before another request may take it over (seconds). */
+  checkingLeaseSeconds: number;
+  /** Expired unused challenges older than this many seconds past expiry are removed by the cleanup job. */
+  cleanupGraceSeconds: number;
+  /** Cleanup job period in milliseconds (0 disables the timer; tests call the job directly). */
+  cleanupIntervalMs: number;
+  /** Earliest wall-clock time the server accepts as valid (Unix seconds); see docs/verify-evidence.md. */
+  clockFloorUnix: number;
+}
+
+export interface ChainConfig {
+  /** JSON-RPC URL; unset means: start the embedded anvil node. */
+  rpcUrl?: string;
+  /** Chain ID of the primary (home) chain. */
+  chainId: number;
+  /** Port of the embedded anvil node. */
+  anvilPort: number;
+  /** Deadline for one chain read in milliseconds. */
+  requestTimeoutMs: number;
+  /** How often the block watcher polls for a new head (milliseconds); caches are keyed by block. */
+  pollIntervalMs: number;
+  /** Contract addresses from the environment (`<NAME>_ADDRESS`), overriding the embedded deployment. */
+  addresses: Partial<Record<ContractName, string>>;
+  /** Private key used by the operator CLI and the embedded deployer. */
+  operatorKey?: string;
+}
+
+export const CONTRACT_NAMES = [
+  "MachineRegistry",
+  "IdentityRegistry",
+  "IdentityStaking",
+  "EventRegistry",
+  "MachineNFT",
+  "DidRegistry",
+  "AdminFlags",
+  "AttestationRegistry",
+] as const;
+export type ContractName = (typeof CONTRACT_NAMES)[number];
+
+/** `MachineRegistry` -> `MACHINE_REGISTRY_ADDRESS`. */
+export function addressEnvName(name: ContractName): string {
+  return `${name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase()}_ADDRESS`;
+}
+
+export interface PlatformConfig {
+  host: string;
+  httpPort: number;
+  marketsPort: number;
+  graphqlPort: number;
+  dataDir: string;
+  /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** Accepted onboarding tokens (several at once for rotation). */
+  onboardingTokens: string[];
+  /** PEM bundle of pinned vendor roots and intermediates; unset means: the demo vendor CA (dev mode). */
+  vendorTrustBundlePath?: string;
+  namespace: ServiceNamespace;
+  vendor: ChipVendorProfile;
+  chain: ChainConfig;
+  rateLimits: RateLimitConfig;
+  verify: VerifyLimits;
+  /** Remote subgraph URLs (`SUBGRAPH_<NAME>_URL`); a missing entry means in-process. */
+  subgraphUrls: Partial<Record<"verify" | "ratings" | "markets", string>>;
+  /** Gateway URL for the `rest` role. */
+  gatewayUrl?: string;
+  /** Seed the demo fixture when the chain is embedded. */
+  seedDemo: boolean;
+  /** Log level: silent, error, info. */
+  logLevel: "silent" | "error" | "info";
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer`);
+  return Number(raw);
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Env = process.env): PlatformConfig {
+  const dataDir = path.resolve(env.DATA_DIR || ".data");
+  const tokens = (env.ONBOARDING_TOKENS || env.ONBOARDING_TOKEN || "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const addresses: ChainConfig["addresses"] = {};
+  for (const name of CONTRACT_NAMES) {
+    const value = env[addressEnvName(name)];
+    if (value) addresses[name] = value;
+  }
+  const service = env.SERVICE_NAMESPACE || "service";
+  const vendorWord = env.CHIP_VENDOR || "vendor-chip-ca306";
+  const ttl = int(env, "VERIFY_CHALLENGE_TTL_SECONDS", 300);
+  if (ttl < 1 || ttl > 300) throw new ConfigError("VERIFY_CHALLENGE_TTL_SECONDS must be 1..300");
+  return {
+    host: env.HOST || "127.0.0.1",
+    httpPort: int(env, "HTTP_PORT", 8000),
+    marketsPort: int(env, "MARKETS_PORT", 8100),
+    graphqlPort: int(env, "GRAPHQL_PORT", 4000),
+    dataDir,
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    onboardingTokens: tokens,
+    vendorTrustBundlePath: env.VENDOR_TRUST_BUNDLE || undefined,
+    namespace: { didMethod: service, verifier: `${service}.verify` },
+    vendor: { profile: `${vendorWord}/1`, trustBundle: `${vendorWord}-roots/1` },
+    chain: {
+      rpcUrl: env.CHAIN_RPC_URL || undefined,
+      chainId: int(env, "CHAIN_ID", 3338),
+      anvilPort: int(env, "ANVIL_PORT", 8545),
+      requestTimeoutMs: int(env, "CHAIN_TIMEOUT_MS", 3000),
+      pollIntervalMs: int(env, "CHAIN_POLL_MS", 250),
+      addresses,
+      operatorKey: env.OPERATOR_PRIVATE_KEY || undefined,
+    },
+    rateLimits: {
+      windowMs: int(env, "RATE_LIMIT_WINDOW_MS", 60_000),
+      challengePerIp: int(env, "RATE_LIMIT_CHALLENGE_PER_IP", 30),
+      evidencePerIp: int(env, "RATE_LIMIT_EVIDENCE_PER_IP", 30),
+      verifyApiPerIp: int(env, "RATE_LIMIT_VERIFY_API_PER_IP", 120),
+      verifyReadPerIp: int(env, "RATE_LIMIT_VERIFY_READ_PER_IP", 60),
+      ratingsPerIp: int(env, "RATE_LIMIT_RATINGS_PER_IP", 90),
+      marketsPerIp: int(env, "RATE_LIMIT_MARKETS_PER_IP", 300),
+    },
+    verify: {
+      challengeTtlSeconds: ttl,
+      openChallengesPerMachine: int(env, "VERIFY_OPEN_CHALLENGES_PER_MACHINE", 5),
+      openChallengesTotal: int(env, "VERIFY_OPEN_CHALLENGES_TOTAL", 10_000),
+      checkingLeaseSeconds: int(env, "VERIFY_CHECKING_LEASE_SECONDS", 30),
+      cleanupGraceSeconds: int(env, "VERIFY_CLEANUP_GRACE_SECONDS", 3600),
+      cleanupIntervalMs: int(env, "VERIFY_CLEANUP_INTERVAL_MS", 60_000),
+      clockFloorUnix: int(env, "VERIFY_CLOCK_FLOOR_UNIX", 1_767_225_600), // 2026-01-01T00:00:00Z
+    },
+    subgraphUrls: {
+      verify: env.SUBGRAPH_VERIFY_URL || undefined,
+      ratings: env.SUBGRAPH_RATINGS_URL || undefined,
+      markets: env.SUBGRAPH_MARKETS_URL || undefined,
+    },
+    gatewayUrl: env.GATEWAY_URL || undefined,
+    seedDemo: env.SEED_DEMO !== "0",
+    logLevel: (env.LOG_LEVEL as PlatformConfig["logLevel"]) || "info",
+  };
+}
