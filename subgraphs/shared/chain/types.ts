@@ -38,6 +38,16 @@ export interface ReadinessProbe {
   };
 }
 
+/** A chip attestation as recorded in the attestation registry. */
+export interface ChipAttestation {
+  machineId: bigint;
+  /** 0x-hex 32 bytes. */
+  chipRef: string;
+  /** 0x-hex 32 bytes. */
+  evidenceHash: string;
+  revoked: boolean;
+}
+
 export interface ChainReads {
   /** Chain ID reported by the node (decimal string). */
   chainId(): Promise<string>;
@@ -45,6 +55,8 @@ export interface ChainReads {
   getMachine(machineId: bigint): Promise<MachineOnChain | null>;
   chipStatus(machineId: bigint): Promise<AttestationStatus>;
   kybStatus(operator: string): Promise<AttestationStatus>;
+  /** The chip attestation with this UID, or null when the UID names none (or names a KYB attestation). */
+  getChipAttestation(uid: string): Promise<ChipAttestation | null>;
   /** Document 2 readiness checks: RPC reachable and every contract callable. */
   probe(): Promise<ReadinessProbe>;
 }

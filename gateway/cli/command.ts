@@ -1,0 +1,80 @@
+/**
+ * The operator CLI's building blocks: a command group is a module exporting a `CliCommandGroup`; main.ts lists them.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export interface CliSubcommand {
+  name: string;
+  summary: string;
+  /** Usage text printed for `--help` and after a usage error. */
+  usage: string;
+  run(args: string[]): Promise<void>;
+}
+
+export interface CliCommandGroup {
+  name: string;
+  summary: string;
+  /** A group either has subcommands (`attest chip`) or runs itself (`deactivate`). */
+  subcommands?: CliSubcommand[];
+  usage?: string;
+  run?(args: string[]): Promise<void>;
+}
+
+/** Wrong arguments: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+/** An action that could not be completed (chain down, revert, missing key): exit code 1. */
+export class CliError extends Error {}
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+/** Parses `args` strictly; `--help` is always accepted. Returns null when help was requested (and printed). */
+export function parseOptions<T extends OptionSpec>(
+  args: string[],
+  options: T,
+  usage: string,
+): { [K in keyof T]?: T[K]["type"] extends "boolean" ? boolean : string } | null {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const spec: OptionSpec = { ...options, help: { type: "boolean" } };
+    values = parseArgs({ args, options: spec, strict: true, allowPositionals: false }).values as typeof values;
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${usage}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return null;
+  }
+  return values as { [K in keyof T]?: T[K]["type"] extends "boolean" ? boolean : string };
+}
+
+export function required(value: string | undefined, flag: string, usage: string): string {
+  if (value === undefined || value === "") throw new UsageError(`missing ${flag}\n\n${usage}`);
+  return value;
+}
+
+/** Machine-readable result: one JSON line on stdout. Progress goes to stderr (`progress`). */
+export function printResult(result: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(result, (_, v) => (typeof v === "bigint" ? v.toString() : v))}\n`);
+}
+
+export function progress(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+export function parseMachineId(raw: string, usage: string): bigint {
+  if (!/^[1-9]\d*$/.test(raw) || BigInt(raw) >= 2n ** 256n) {
+    throw new UsageError(`--machine must be a decimal machine ID (1 to 2^256-1)\n\n${usage}`);
+  }
+  return BigInt(raw);
+}
+
+export function parseBytes32(raw: string, flag: string, usage: string): string {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw)) throw new UsageError(`${flag} must be 0x followed by 64 hex digits\n\n${usage}`);
+  return raw.toLowerCase();
+}
+
+export function parseUnsigned(raw: string, flag: string, usage: string): bigint {
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${flag} must be a non-negative integer\n\n${usage}`);
+  return BigInt(raw);
+}

@@ -1,0 +1,65 @@
+/**
+ * The CLI's client for the platform's operator operations on the GraphQL gateway (the running platform owns the
+ * database; the CLI never opens it). URL: GRAPHQL_URL, else http://HOST:GRAPHQL_PORT/graphql. Token: OPERATOR_TOKEN,
+ * else the dev operator token in dev mode.
+ */
+import { DEV_OPERATOR_TOKEN, loadConfig } from "../../subgraphs/shared/config.js";
+import { CliError } from "./command.js";
+
+export interface ChipEvidenceRecord {
+  receiptId: string;
+  machineId: string;
+  chipRef: string;
+  evidenceHash: string;
+  acceptedAt: string;
+  attestedAt: string | null;
+}
+
+const RECORD_FIELDS = "receiptId machineId chipRef evidenceHash acceptedAt attestedAt";
+
+export class OperatorApi {
+  private readonly url: string;
+  private readonly token: string;
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    const config = loadConfig(env);
+    this.url = env.GRAPHQL_URL ?? `http://${config.host}:${config.graphqlPort}/graphql`;
+    this.token = env.OPERATOR_TOKEN ?? config.operatorTokens[0] ?? DEV_OPERATOR_TOKEN;
+  }
+
+  async pending(limit: number): Promise<ChipEvidenceRecord[]> {
+    const data = await this.request<{ pendingChipEvidence: ChipEvidenceRecord[] }>(
+      `query Pending($limit: Int!) { pendingChipEvidence(limit: $limit) { ${RECORD_FIELDS} } }`,
+      { limit },
+    );
+    return data.pendingChipEvidence;
+  }
+
+  async recordAttestation(receiptId: string, attestationUid: string): Promise<ChipEvidenceRecord> {
+    const data = await this.request<{ recordChipAttestation: ChipEvidenceRecord }>(
+      `mutation Record($receiptId: String!, $uid: String!) {
+        recordChipAttestation(receiptId: $receiptId, attestationUid: $uid) { ${RECORD_FIELDS} } }`,
+      { receiptId, uid: attestationUid },
+    );
+    return data.recordChipAttestation;
+  }
+
+  private async request<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
+        body: JSON.stringify({ query, variables }),
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch {
+      throw new CliError(`the platform's GraphQL gateway at ${this.url} is not answering (is the platform running?)`);
+    }
+    const body = (await response.json().catch(() => null)) as { data?: T; errors?: Array<{ extensions?: { code?: string } }> } | null;
+    const code = body?.errors?.[0]?.extensions?.code;
+    if (code) throw new CliError(`the platform answered ${code}`);
+    if (!body?.data) throw new CliError(`unexpected answer from ${this.url} (HTTP ${response.status})`);
+    return body.data;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The demo fixture file `<dataDir>/demo.json`: what seedDemo put on the embedded chain, with every key a demo or a
+ * test needs to act as a machine's owner, controller or operator.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { DemoChip } from "../crypto/vendor-ca.js";
+import type { ContractAddresses } from "./deploy.js";
+
+export type DemoMachineState = "active" | "deactivated" | "second-chain";
+
+export interface DemoMachine {
+  /** Decimal machine ID, the same in MachineRegistry and IdentityRegistry. */
+  machineId: string;
+  /** `did:<method>:<machineId>` (2.0 form). */
+  did: string;
+  machineAddress: string;
+  /** `did:<method>:0x<machineAddress>` (1.0 address form). */
+  legacyDid: string;
+  /** Decimal MachineNFT token ID. */
+  tokenId: string;
+  ownerAddress: string;
+  ownerPrivateKey: string;
+  /** The effective DID controller (the registry's controller, else the NFT owner) and its key. */
+  controllerAddress: string;
+  controllerPrivateKey: string;
+  operatorAddress: string;
+  operatorPrivateKey: string;
+  operatorDid: string;
+  state: DemoMachineState;
+  chip: DemoChip;
+}
+
+export interface DemoFixture {
+  chainId: number;
+  rpcUrl: string;
+  onboardingToken: string;
+  contracts: ContractAddresses;
+  vendor: { rootCertPem: string; intermediateCertPem: string };
+  machines: DemoMachine[];
+}
+
+export function demoFixturePath(dataDir: string): string {
+  return path.join(dataDir, "demo.json");
+}
+
+export function readDemoFixture(dataDir: string): DemoFixture | null {
+  const file = demoFixturePath(dataDir);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DemoFixture) : null;
+}

@@ -1,0 +1,167 @@
+/**
+ * The embedded development chain: an anvil node from the `@foundry-rs/anvil-<platform>-<arch>` npm package.
+ *
+ * State lives in `<dataDir>/chain/anvil-state.json` (`--state`): loaded on start, dumped every few seconds
+ * (`--state-interval`) and on SIGTERM, so a killed process loses at most the last interval. anvil's output goes to
+ * `<dataDir>/chain/anvil.log`.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+export interface DevChainOptions {
+  dataDir: string;
+  /** 0 lets anvil pick a free port (tests). */
+  port: number;
+  chainId?: number;
+  /** Seconds between state dumps. */
+  stateIntervalSeconds?: number;
+  /** How long to wait for the RPC to answer. */
+  startTimeoutMs?: number;
+}
+
+export interface DevChain {
+  rpcUrl: string;
+  stop(): Promise<void>;
+}
+
+export class DevChainError extends Error {}
+
+const ARCH_NAMES: Partial<Record<NodeJS.Architecture, string>> = { x64: "amd64", arm64: "arm64" };
+
+/** Path of the anvil binary shipped in the platform package (no postinstall script needed). */
+export function resolveAnvilBinary(): string {
+  const arch = ARCH_NAMES[process.arch];
+  const packageName = `@foundry-rs/anvil-${process.platform}-${arch ?? process.arch}`;
+  const binary = process.platform === "win32" ? "anvil.exe" : "anvil";
+  try {
+    const packageJson = createRequire(import.meta.url).resolve(`${packageName}/package.json`);
+    const binaryPath = path.join(path.dirname(packageJson), "bin", binary);
+    if (existsSync(binaryPath)) return binaryPath;
+  } catch {
+    // Reported below with the package name.
+  }
+  throw new DevChainError(
+    `anvil binary not found: install the npm package ${packageName} (a dependency of @foundry-rs/anvil) or set CHAIN_RPC_URL`,
+  );
+}
+
+export function devChainDir(dataDir: string): string {
+  return path.join(dataDir, "chain");
+}
+
+export async function startDevChain(options: DevChainOptions): Promise<DevChain> {
+  const binary = resolveAnvilBinary();
+  const chainDir = devChainDir(options.dataDir);
+  mkdirSync(chainDir, { recursive: true });
+  const args = [
+    "--host", "127.0.0.1",
+    "--port", String(options.port),
+    "--chain-id", String(options.chainId ?? 3338),
+    "--state", path.join(chainDir, "anvil-state.json"),
+    "--state-interval", String(options.stateIntervalSeconds ?? 2),
+  ];
+  const log = createWriteStream(path.join(chainDir, "anvil.log"), { flags: "a" });
+  log.write(`\n--- ${new Date().toISOString()} anvil ${args.join(" ")}\n`);
+  const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr.pipe(log, { end: false });
+  // "close" comes after the output pipes are drained, so the log is only ended once nothing more can be written.
+  // A failed spawn may emit "error" without "close".
+  const closed = new Promise<void>((resolve) => {
+    child.once("close", () => resolve());
+    child.once("error", () => resolve());
+  });
+
+  // Safety net: a parent that exits without calling stop() must not leave an orphaned node holding the port.
+  const killOnExit = () => child.kill("SIGTERM");
+  process.once("exit", killOnExit);
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    process.off("exit", killOnExit);
+    return (stopping ??= stopProcess(child, closed, log));
+  };
+  try {
+    const port = await waitForListening(child, log, options.startTimeoutMs ?? 20_000);
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    await waitForRpc(rpcUrl, options.startTimeoutMs ?? 20_000);
+    return { rpcUrl, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Resolves with the port from anvil's `Listening on 127.0.0.1:<port>` line; rejects if anvil exits first. */
+function waitForListening(child: ChildProcess, log: NodeJS.WritableStream, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => fail(new DevChainError(`anvil did not start within ${timeoutMs} ms`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening on [\d.]+:(\d+)/.exec(output);
+      if (match) {
+        cleanup();
+        resolve(Number(match[1]));
+      }
+    };
+    const onExit = (code: number | null) => {
+      const addressInUse = /address already in use|AddrInUse|os error 98/i.test(output);
+      fail(
+        new DevChainError(
+          addressInUse
+            ? "anvil could not start: the port is already in use (set ANVIL_PORT or CHAIN_RPC_URL)"
+            : `anvil exited during start (code ${code}); see anvil.log in the chain data directory`,
+        ),
+      );
+    };
+    const onError = (error: Error) => fail(new DevChainError(`anvil could not be spawned: ${error.message}`));
+    function cleanup() {
+      clearTimeout(timer);
+      child.off("exit", onExit);
+      child.off("error", onError);
+    }
+    function fail(error: Error) {
+      cleanup();
+      reject(error);
+    }
+    // Everything anvil prints goes to the log; the first lines are also scanned for the port.
+    child.stdout!.on("data", (chunk: Buffer) => log.write(chunk));
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", onExit);
+    child.once("error", onError);
+  });
+}
+
+async function waitForRpc(rpcUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+        signal: AbortSignal.timeout(1000),
+      });
+      if (response.ok) return;
+    } catch {
+      // Not up yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new DevChainError(`anvil RPC at ${rpcUrl} did not answer within ${timeoutMs} ms`);
+}
+
+/** SIGTERM makes anvil dump its state; wait for the exit so the file is complete. SIGKILL after a grace period. */
+async function stopProcess(child: ChildProcess, closed: Promise<void>, log: NodeJS.WritableStream): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGTERM");
+    const killTimer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await closed;
+    clearTimeout(killTimer);
+  } else {
+    await closed;
+  }
+  await new Promise<void>((resolve) => log.end(resolve));
+}

@@ -1,0 +1,74 @@
+/**
+ * One call for the process entry: the chain the platform reads, with contract addresses (and the demo fixture when
+ * the chain is embedded).
+ *
+ * - `CHAIN_RPC_URL` set: an external node; addresses come from `<NAME>_ADDRESS`; nothing is started, deployed or seeded.
+ * - otherwise: anvil under `<dataDir>/chain`, contracts deployed (or reused), demo seeded when `config.seedDemo`.
+ */
+import type { ContractName, PlatformConfig } from "../config.js";
+import { ensureDeployment } from "./deploy.js";
+import type { DemoFixture } from "./demo-fixture.js";
+import { seedDemo } from "./demo.js";
+import { DEV_DEPLOYER_KEY } from "./dev-keys.js";
+import { startDevChain } from "./devchain.js";
+import { createProvider } from "./rpc.js";
+
+export interface PlatformChain {
+  rpcUrl: string;
+  chainId: number;
+  addresses: Partial<Record<ContractName, string>>;
+  /** Present when the embedded chain was seeded. */
+  demo: DemoFixture | null;
+  /** Stops the embedded node (state is dumped); a no-op for an external node. */
+  stop(): Promise<void>;
+}
+
+export async function openPlatformChain(
+  config: PlatformConfig,
+  log: (line: string) => void = () => {},
+): Promise<PlatformChain> {
+  const { chain } = config;
+  if (chain.rpcUrl) {
+    return { rpcUrl: chain.rpcUrl, chainId: chain.chainId, addresses: chain.addresses, demo: null, stop: async () => {} };
+  }
+
+  const devChain = await startDevChain({ dataDir: config.dataDir, port: chain.anvilPort, chainId: chain.chainId });
+  const provider = createProvider(devChain.rpcUrl, { chainId: chain.chainId, timeoutMs: chain.requestTimeoutMs });
+  try {
+    // The embedded chain only funds anvil's default accounts, so its deployer (admin, attester) is always account 0.
+    const deployerKey = DEV_DEPLOYER_KEY;
+    const contracts = await ensureDeployment({
+      provider,
+      deployerKey,
+      dataDir: config.dataDir,
+      chainId: chain.chainId,
+      log,
+    });
+    const demo = config.seedDemo
+      ? await seedDemo({
+          provider,
+          deployerKey,
+          dataDir: config.dataDir,
+          rpcUrl: devChain.rpcUrl,
+          chainId: chain.chainId,
+          contracts,
+          didMethod: config.namespace.didMethod,
+          onboardingTokens: config.onboardingTokens,
+          log,
+        })
+      : null;
+    log(`chain: embedded anvil at ${devChain.rpcUrl} (chain ID ${chain.chainId})`);
+    return {
+      rpcUrl: devChain.rpcUrl,
+      chainId: chain.chainId,
+      addresses: { ...contracts, ...chain.addresses },
+      demo,
+      stop: devChain.stop,
+    };
+  } catch (error) {
+    await devChain.stop();
+    throw error;
+  } finally {
+    provider.destroy();
+  }
+}

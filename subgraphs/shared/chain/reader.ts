@@ -1,0 +1,287 @@
+/**
+ * ChainReader: the services' view of the chain, over an ethers v6 JsonRpcProvider.
+ *
+ * Reads are pinned to the latest block the watcher has seen (eth_call with that block number) and cached per block:
+ * within one block a repeated read is a Map lookup, concurrent identical reads share one request, and a new block
+ * starts an empty cache. Every RPC request has a deadline; a timeout, an RPC error or an undecodable answer becomes
+ * `ChainUnavailableError`. When the watcher loses the node, the pinned block and the cache are dropped, so reads fail
+ * fast instead of serving a stale block forever.
+ */
+import { encodeBase58, ZeroHash, type JsonRpcProvider, type Result } from "ethers";
+import type { ContractName } from "../config.js";
+import { ChainUnavailableError } from "../errors.js";
+import { contractInterface } from "./artifacts.js";
+import { createProvider } from "./rpc.js";
+import type { AttestationStatus, ChainReads, ChipAttestation, HomeChain, MachineOnChain, ReadinessProbe } from "./types.js";
+
+/** `AttestationRegistry.TOPIC_CHIP`. */
+const CHIP_TOPIC = 0;
+
+export interface ChainReaderOptions {
+  rpcUrl: string;
+  addresses: Partial<Record<ContractName, string>>;
+  /** Expected chain ID; `chainId()` rejects a node that reports another one. */
+  chainId?: number;
+  /** Deadline of one RPC request (config.chain.requestTimeoutMs). */
+  requestTimeoutMs: number;
+  /** Block watcher period (config.chain.pollIntervalMs). */
+  pollIntervalMs: number;
+  /** Entries kept per block before the cache is emptied (bounds memory under many distinct keys). */
+  maxCacheEntries?: number;
+}
+
+const ATTESTATION_STATUSES: readonly AttestationStatus[] = ["unverified", "verified", "expired", "revoked"];
+const HOME_EVM = 0n;
+const HOME_SOLANA = 1n;
+
+interface BlockCache {
+  tag: string;
+  number: number;
+  entries: Map<string, Promise<unknown>>;
+}
+
+export class ChainReader implements ChainReads {
+  private readonly provider: JsonRpcProvider;
+  private readonly maxCacheEntries: number;
+  private block: BlockCache | null = null;
+  private headRequest: Promise<BlockCache> | null = null;
+  private watcher: NodeJS.Timeout | null = null;
+  private nodeChainId: string | null = null;
+
+  constructor(private readonly options: ChainReaderOptions) {
+    // The chain ID passed to ethers only spares it a network detection; reads never sign anything.
+    this.provider = createProvider(options.rpcUrl, {
+      chainId: options.chainId ?? 0,
+      timeoutMs: options.requestTimeoutMs,
+    });
+    this.maxCacheEntries = options.maxCacheEntries ?? 10_000;
+  }
+
+  /** Starts the block watcher; resolves after its first poll (a failed first poll is not an error here). */
+  async start(): Promise<void> {
+    if (this.watcher) return;
+    this.watcher = setInterval(() => void this.pollHead().catch(() => {}), this.options.pollIntervalMs);
+    this.watcher.unref();
+    await this.pollHead().catch(() => {});
+  }
+
+  close(): void {
+    if (this.watcher) clearInterval(this.watcher);
+    this.watcher = null;
+    this.block = null;
+    this.provider.destroy();
+  }
+
+  /** Block number reads are pinned to, or null before the first successful poll. */
+  get pinnedBlock(): number | null {
+    return this.block?.number ?? null;
+  }
+
+  /** Asked once from the node; a node on another chain than configured is a bad answer. */
+  async chainId(): Promise<string> {
+    if (this.nodeChainId) return this.nodeChainId;
+    const reported = BigInt(await this.send<string>("eth_chainId", [])).toString();
+    if (this.options.chainId !== undefined && reported !== String(this.options.chainId)) {
+      throw new ChainUnavailableError(new Error(`node reports chain ${reported}, expected ${this.options.chainId}`));
+    }
+    this.nodeChainId = reported;
+    return reported;
+  }
+
+  async getMachine(machineId: bigint): Promise<MachineOnChain | null> {
+    return this.cachedView("MachineRegistry", "getMachine", [machineId], "machine", ([view]) => toMachine(machineId, view));
+  }
+
+  async chipStatus(machineId: bigint): Promise<AttestationStatus> {
+    return this.cachedView("AttestationRegistry", "chipStatus", [machineId], "status", ([code]) => toStatus(code));
+  }
+
+  async kybStatus(operator: string): Promise<AttestationStatus> {
+    return this.cachedView("AttestationRegistry", "kybStatus", [operator], "status", ([code]) => toStatus(code));
+  }
+
+  async getChipAttestation(uid: string): Promise<ChipAttestation | null> {
+    return this.cachedView("AttestationRegistry", "getAttestation", [uid], "attestation", ([a]) =>
+      a.uid === ZeroHash || Number(a.topic) !== CHIP_TOPIC
+        ? null
+        : { machineId: BigInt(a.machineId), chipRef: a.ref, evidenceHash: a.evidenceHash, revoked: BigInt(a.revocationTime) !== 0n },
+    );
+  }
+
+  /**
+   * Any view function of a platform contract, pinned and cached like the methods above (for services that need reads
+   * beyond ChainReads: events, DID attributes, admin flags, bonds). Treat the returned Result as read-only: it is shared.
+   */
+  async callView(name: ContractName, method: string, args: readonly unknown[] = []): Promise<Result> {
+    return this.cachedView(name, method, args, "raw", (result) => result);
+  }
+
+  async probe(): Promise<ReadinessProbe> {
+    const { addresses } = this.options;
+    const notReady: ReadinessProbe = {
+      rpc_connected: false,
+      contracts: {
+        identity_registry: false,
+        identity_staking: false,
+        event_registry: false,
+        machine_nft: false,
+        did_registry: false,
+        admin_flags: false,
+      },
+    };
+    // Document 2: without the registries the services are not initialised and every check reads false.
+    if (!addresses.IdentityRegistry || !addresses.MachineRegistry) return notReady;
+
+    const rpcConnected = this.send("eth_blockNumber", []).then(
+      () => true,
+      () => false,
+    );
+    // Every contract inherits `admin()`: a cheap view that fails on an address without our code.
+    const callable = async (name: ContractName) => {
+      try {
+        const { to, data } = this.encodeCall(name, "admin", []);
+        await this.call(name, "admin", to, data, "latest");
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const [rpc_connected, identity_registry, identity_staking, event_registry, machine_nft, did_registry, adminFlags] =
+      await Promise.all([
+        rpcConnected,
+        callable("IdentityRegistry"),
+        callable("IdentityStaking"),
+        callable("EventRegistry"),
+        callable("MachineNFT"),
+        callable("DidRegistry"),
+        callable("AdminFlags"),
+      ]);
+    return {
+      rpc_connected,
+      contracts: {
+        identity_registry,
+        identity_staking,
+        event_registry,
+        machine_nft,
+        did_registry,
+        // Document 2: the AdminFlags probe is skipped (true) when its address is not configured.
+        admin_flags: addresses.AdminFlags ? adminFlags : true,
+      },
+    };
+  }
+
+  /**
+   * A view call at the pinned block, cached per block. The key is the call data plus `kind`, which names the mapping
+   * applied to the decoded result (the same call may be cached raw and mapped).
+   */
+  private async cachedView<T>(
+    name: ContractName,
+    method: string,
+    args: readonly unknown[],
+    kind: string,
+    map: (result: Result) => T,
+  ): Promise<T> {
+    const block = this.block ?? (await this.refreshHead());
+    const { to, data } = this.encodeCall(name, method, args);
+    const key = `${kind}|${to}|${data}`;
+    const hit = block.entries.get(key) as Promise<T> | undefined;
+    if (hit) return hit;
+
+    const pending = this.call(name, method, to, data, block.tag).then((result) => {
+      try {
+        return map(result);
+      } catch (error) {
+        throw new ChainUnavailableError(error);
+      }
+    });
+    if (block.entries.size >= this.maxCacheEntries) block.entries.clear();
+    block.entries.set(key, pending);
+    // Failures are not cached: the next read tries again.
+    pending.catch(() => {
+      if (block.entries.get(key) === pending) block.entries.delete(key);
+    });
+    return pending;
+  }
+
+  private encodeCall(name: ContractName, method: string, args: readonly unknown[]): { to: string; data: string } {
+    const to = this.options.addresses[name];
+    if (!to) throw new ChainUnavailableError(new Error(`no address configured for ${name}`));
+    return { to, data: contractInterface(name).encodeFunctionData(method, args) };
+  }
+
+  private async call(name: ContractName, method: string, to: string, data: string, blockTag: string): Promise<Result> {
+    const raw = await this.send<string>("eth_call", [{ to, data }, blockTag]);
+    try {
+      return contractInterface(name).decodeFunctionResult(method, raw);
+    } catch (error) {
+      throw new ChainUnavailableError(error);
+    }
+  }
+
+  /** One JSON-RPC request under the deadline; every failure is a ChainUnavailableError. */
+  private async send<T>(method: string, params: unknown[]): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ChainUnavailableError(new Error(`${method} timed out`))),
+        this.options.requestTimeoutMs,
+      );
+    });
+    try {
+      return (await Promise.race([this.provider.send(method, params), deadline])) as T;
+    } catch (error) {
+      throw error instanceof ChainUnavailableError ? error : new ChainUnavailableError(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async pollHead(): Promise<BlockCache> {
+    try {
+      return await this.refreshHead();
+    } catch (error) {
+      this.block = null;
+      throw error;
+    }
+  }
+
+  /** Fetches the head (one request shared by concurrent callers) and starts a new cache when it moved. */
+  private refreshHead(): Promise<BlockCache> {
+    this.headRequest ??= this.send<string>("eth_blockNumber", [])
+      .then((hex) => {
+        const number = Number(BigInt(hex));
+        if (this.block?.number !== number) this.block = { tag: `0x${number.toString(16)}`, number, entries: new Map() };
+        return this.block;
+      })
+      .finally(() => {
+        this.headRequest = null;
+      });
+    return this.headRequest;
+  }
+}
+
+function toStatus(code: unknown): AttestationStatus {
+  const status = ATTESTATION_STATUSES[Number(code)];
+  if (!status) throw new Error(`unknown attestation status ${String(code)}`);
+  return status;
+}
+
+function toMachine(machineId: bigint, view: Result): MachineOnChain | null {
+  if (!view.exists) return null;
+  let home: HomeChain;
+  if (view.homeKind === HOME_EVM) home = { kind: "evm", chainId: (view.homeChainId as bigint).toString() };
+  else if (view.homeKind === HOME_SOLANA) home = { kind: "solana", genesisHash: encodeBase58(view.homeGenesisHash) };
+  else throw new Error(`unknown home chain kind ${String(view.homeKind)}`);
+  const controller = view.controller as string;
+  return Object.freeze({
+    machineId,
+    machineAddress: view.machineAddress as string,
+    owner: view.owner as string,
+    controller: /^0x0{40}$/.test(controller) ? null : controller,
+    effectiveController: view.effectiveController as string,
+    operator: view.operator as string,
+    deactivated: view.deactivated as boolean,
+    home: Object.freeze(home),
+    tokenId: view.tokenId as bigint,
+  });
+}
