@@ -97,8 +97,10 @@ export interface PlatformConfig {
   /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
   databaseUrl?: string;
   redisUrl?: string;
-  /** Accepted onboarding tokens (several at once for rotation). */
+  /** Accepted onboarding tokens (several at once for rotation). Dev mode default: `dev-onboarding-token`. */
   onboardingTokens: string[];
+  /** Tokens of the service operator (evidence awaiting attestation). Dev mode default: `dev-operator-token`. */
+  operatorTokens: string[];
   /** PEM bundle of pinned vendor roots and intermediates; unset means: the demo vendor CA (dev mode). */
   vendorTrustBundlePath?: string;
   namespace: ServiceNamespace;
@@ -127,12 +129,17 @@ function int(env: Env, name: string, fallback: number): number {
 
 export class ConfigError extends Error {}
 
+export const DEV_ONBOARDING_TOKEN = "dev-onboarding-token";
+export const DEV_OPERATOR_TOKEN = "dev-operator-token";
+
 export function loadConfig(env: Env = process.env): PlatformConfig {
   const dataDir = path.resolve(env.DATA_DIR || ".data");
-  const tokens = (env.ONBOARDING_TOKENS || env.ONBOARDING_TOKEN || "")
-    .split(",")
-    .map((t) => t.trim())
-    .filter(Boolean);
+  // Dev mode = embedded chain: fixed, documented tokens so `npm start` works; production must configure its own.
+  const devMode = !env.CHAIN_RPC_URL;
+  const tokenList = (raw: string | undefined, devDefault: string) => {
+    const tokens = (raw || "").split(",").map((t) => t.trim()).filter(Boolean);
+    return tokens.length > 0 || !devMode ? tokens : [devDefault];
+  };
   const addresses: ChainConfig["addresses"] = {};
   for (const name of CONTRACT_NAMES) {
     const value = env[addressEnvName(name)];
@@ -150,7 +157,8 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
-    onboardingTokens: tokens,
+    onboardingTokens: tokenList(env.ONBOARDING_TOKENS || env.ONBOARDING_TOKEN, DEV_ONBOARDING_TOKEN),
+    operatorTokens: tokenList(env.OPERATOR_TOKENS, DEV_OPERATOR_TOKEN),
     vendorTrustBundlePath: env.VENDOR_TRUST_BUNDLE || undefined,
     namespace: { didMethod: service, verifier: `${service}.verify` },
     vendor: { profile: `${vendorWord}/1`, trustBundle: `${vendorWord}-roots/1` },

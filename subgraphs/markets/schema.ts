@@ -1,0 +1,16 @@
+import type { GraphQLSchema } from "graphql";
+import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
+import { MarketsMachine } from "./machine.type.js";
+import { MarketsMachineResolver } from "./machine.resolver.js";
+import type { MarketsDeps } from "./deps.js";
+
+export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
+  return buildFederatedSchema({
+    resolvers: [MarketsMachineResolver],
+    orphanedTypes: [MarketsMachine],
+    container: deps ? dependencyContainer(deps) : undefined,
+    referenceResolvers: {
+      Machine: { __resolveReference: (ref: { machineId: string }) => Object.assign(new MarketsMachine(), ref) },
+    },
+  });
+}

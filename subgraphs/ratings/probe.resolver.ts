@@ -1,0 +1,20 @@
+import { Query, Resolver } from "type-graphql";
+import { HealthReport, ReadinessReport } from "./probe.type.js";
+import type { RatingsDeps } from "./deps.js";
+
+@Resolver()
+export class ProbeResolver {
+  constructor(private readonly deps: RatingsDeps) {}
+
+  @Query(() => HealthReport, { description: "GET /health" })
+  health(): HealthReport {
+    return { status: "ok" };
+  }
+
+  @Query(() => ReadinessReport, { description: "GET /ready" })
+  async readiness(): Promise<ReadinessReport> {
+    const probe = await this.deps.chain.probe();
+    const ready = probe.rpc_connected && Object.values(probe.contracts).every(Boolean);
+    return { status: ready ? "ready" : "not_ready", ...probe };
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Bearer token checks shared by the REST shim (before the body is read) and the subgraphs (so GraphQL callers get
+ * the same rule). Tokens are compared in constant time: both sides are hashed to a fixed length and every configured
+ * token is compared, with no early exit, so neither the length nor the position of a match leaks.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+
+export class BearerTokens {
+  private readonly digests: Buffer[];
+
+  constructor(tokens: readonly string[]) {
+    this.digests = tokens.map(digest);
+  }
+
+  /** True when `header` is exactly `Bearer <token>` with one of the configured tokens. */
+  accepts(header: string | undefined): boolean {
+    if (header === undefined) return false;
+    const match = BEARER.exec(header);
+    if (!match) return false;
+    const candidate = digest(match[1]);
+    let accepted = false;
+    for (const known of this.digests) accepted = timingSafeEqual(candidate, known) || accepted;
+    return accepted;
+  }
+}

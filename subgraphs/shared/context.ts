@@ -1,0 +1,10 @@
+/**
+ * What a subgraph resolver sees as its context, whether it runs in-process behind the gateway or as its own process:
+ * the shim's forwarded request facts, never raw HTTP objects.
+ */
+export interface SubgraphContext {
+  /** Client IP as seen by the edge (the REST shim or the gateway listener). */
+  clientIp?: string;
+  /** The Authorization header value, forwarded unchanged. */
+  authorization?: string;
+}

@@ -1,0 +1,22 @@
+import { Field, ObjectType } from "type-graphql";
+
+@ObjectType({ description: "Accepted chip evidence, stored for the operator's on-chain chip attestation." })
+export class ChipEvidenceRecord {
+  @Field(() => String)
+  receiptId!: string;
+
+  @Field(() => String)
+  machineId!: string;
+
+  @Field(() => String, { description: "0x-hex 32 bytes; the attestation's chipRef." })
+  chipRef!: string;
+
+  @Field(() => String, { description: "0x-hex SHA-256 of the canonical evidence bytes; the attestation's evidenceHash." })
+  evidenceHash!: string;
+
+  @Field(() => String, { description: "ISO 8601." })
+  acceptedAt!: string;
+
+  @Field(() => String, { nullable: true, description: "ISO 8601; null while awaiting attestation." })
+  attestedAt?: string | null;
+}

@@ -1,0 +1,66 @@
+/**
+ * Builds the verification record of document 1's read route from the chain: home chain, effective DID controller,
+ * operator, and one attestation status per topic. Nothing here is stored; the chain reader's block-keyed cache keeps
+ * repeated reads cheap.
+ */
+import type { ChainReads } from "../shared/chain/types.js";
+import { ChainUnavailableError, DomainError } from "../shared/errors.js";
+import { parseMachineId } from "../shared/machine-id.js";
+import type { ServiceNamespace } from "../shared/config.js";
+import { MachineVerificationRecord, VerificationStatus } from "./machine.type.js";
+
+export const READ_ERRORS = {
+  invalidMachineId: () => new DomainError("INVALID_MACHINE_ID", "machineId is not a canonical decimal machine ID."),
+  notFound: () => new DomainError("MACHINE_NOT_FOUND", "No machine with this ID in the service."),
+  unavailable: () =>
+    new DomainError("VERIFY_READ_UNAVAILABLE", "The verification record cannot be served now."),
+};
+
+export class VerificationRecordService {
+  constructor(
+    private readonly chain: ChainReads,
+    private readonly namespace: ServiceNamespace,
+  ) {}
+
+  /** True when the machine registry knows the ID (any home chain, deactivated or not). */
+  async exists(machineIdText: string): Promise<boolean> {
+    const machineId = parseMachineId(machineIdText);
+    if (machineId === null) throw READ_ERRORS.invalidMachineId();
+    try {
+      return (await this.chain.getMachine(machineId)) !== null;
+    } catch (error) {
+      if (error instanceof ChainUnavailableError) throw READ_ERRORS.unavailable();
+      throw error;
+    }
+  }
+
+  async record(machineIdText: string): Promise<MachineVerificationRecord> {
+    const machineId = parseMachineId(machineIdText);
+    if (machineId === null) throw READ_ERRORS.invalidMachineId();
+    try {
+      const [machine, primaryChainId] = await Promise.all([this.chain.getMachine(machineId), this.chain.chainId()]);
+      if (!machine) throw READ_ERRORS.notFound();
+      // Only machines homed on the primary chain are served; a second-chain machine is permanently unavailable here.
+      if (machine.home.kind !== "evm" || machine.home.chainId !== primaryChainId) throw READ_ERRORS.unavailable();
+      const [kyb, chip] = await Promise.all([
+        this.chain.kybStatus(machine.operator),
+        this.chain.chipStatus(machineId),
+      ]);
+      return {
+        machineId: machineIdText,
+        machineDid: `did:${this.namespace.didMethod}:${machineIdText}`,
+        homeChain: { kind: "evm", chainId: machine.home.chainId },
+        didController: { kind: "evm", address: machine.effectiveController },
+        operator: { kind: "evm", address: machine.operator },
+        verification: {
+          kyb: { status: kyb as VerificationStatus },
+          chip: { status: chip as VerificationStatus },
+        },
+      };
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      if (error instanceof ChainUnavailableError) throw READ_ERRORS.unavailable();
+      throw error;
+    }
+  }
+}

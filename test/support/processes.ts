@@ -1,0 +1,68 @@
+/**
+ * Runs platform roles as separate OS processes (`tsx gateway/main.ts <role>`), as the split topology runs them.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const tsx = path.join(root, "node_modules", ".bin", "tsx");
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface RoleProcess {
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts a role and resolves once it logs `ready`; rejects with its output if it exits first. */
+export function startRole(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  command: string[] = [path.join(root, "gateway", "main.ts"), ...args],
+): Promise<RoleProcess> {
+  const child = spawn(tsx, command, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const handle: RoleProcess = {
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`role ${args.join(" ")} not ready in time:\n${output}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/^ready$/m.test(output)) {
+        clearTimeout(timer);
+        resolve(handle);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`role ${args.join(" ")} exited with ${code}:\n${output}`));
+    });
+  });
+}
