@@ -1,0 +1,46 @@
+/**
+ * Document 3 (machine markets and the stream marketplace, under /api/v1 on the markets listener):
+ * `{"error":{"code":"...","message":"..."}}`.
+ *
+ * The spec gives statuses only for AGENT_PAIRING_REQUIRED and OPEN_MARKET_ORDERS (409). The rest follow one rule:
+ * validation 400, missing credentials or bad token 401, policy and delegation limits 403, missing record 404,
+ * state conflicts 409, upstream failures 503.
+ */
+import { defineErrorTable } from "./table.js";
+
+export const MARKETS_ERRORS = defineErrorTable({
+  family: "markets",
+  headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  envelope: (code, message) => ({ error: { code, message } }),
+  internalCode: "INTERNAL_ERROR",
+  entries: {
+    VALIDATION_ERROR: { status: 400, message: "The request is not valid." },
+    MACHINE_IDENTITY_PROOF_REQUIRED: { status: 401, message: "A machine identity proof is required." },
+    MACHINE_IDENTITY_PROOF_INVALID: { status: 401, message: "The machine identity proof is invalid." },
+    MACHINE_IDENTITY_PROOF_EXPIRED: { status: 401, message: "The machine identity proof expired; request a new challenge." },
+    AGENT_AUTH_REQUIRED: { status: 401, message: "Agent credentials are required." },
+    AGENT_AUTH_INVALID: { status: 401, message: "The agent credentials are invalid." },
+    AGENT_AUTH_EXPIRED: { status: 401, message: "The agent credentials expired." },
+    AGENT_PAIRING_PROOF_REQUIRED: { status: 401, message: "A pairing proof is required." },
+    AGENT_PAIRING_PROOF_INVALID: { status: 401, message: "The pairing proof is invalid." },
+    AGENT_PAIRING_PROOF_EXPIRED: { status: 401, message: "The pairing proof expired." },
+    AGENT_POLICY_DENIED: { status: 403, message: "The delegation policy denies this action." },
+    AGENT_SPEND_LIMIT_EXCEEDED: { status: 403, message: "The spend limit of the delegation policy is exceeded." },
+    AGENT_DAILY_LIMIT_EXCEEDED: { status: 403, message: "The daily limit of the delegation policy is exceeded." },
+    NOT_FOUND: { status: 404, message: "Not found." },
+    METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed on this route." },
+    MACHINE_NOT_ACTIVE: { status: 409, message: "The machine is not active." },
+    MACHINE_NOT_ACTIVATED: { status: 409, message: "The machine is not activated." },
+    MACHINE_IDENTITY_EXISTS: { status: 409, message: "The machine identity is already set." },
+    MACHINE_IDENTITY_IMMUTABLE: { status: 409, message: "The machine identity cannot be changed." },
+    AGENT_PAIRING_INACTIVE: { status: 409, message: "The agent pairing is not active." },
+    AGENT_PAIRING_REQUIRED: { status: 409, message: "An active agent pairing is required." },
+    OPEN_MARKET_ORDERS: { status: 409, message: "The pairing has open market orders." },
+    ROUTE_REQUIRED: { status: 409, message: "The task has no resolved route." },
+    RATE_LIMITED: { status: 429, message: "Too many requests; retry later." },
+    INTERNAL_ERROR: { status: 500, message: "Internal server error." },
+    AGENT_PAIRING_UNAVAILABLE: { status: 503, message: "Agent pairing is unavailable; retry." },
+    SERVICE_IDENTITY_UNAVAILABLE: { status: 503, message: "The rating data could not be resolved; retry." },
+    SERVICE_UNAVAILABLE: { status: 503, message: "The service is unavailable; retry." },
+  },
+});

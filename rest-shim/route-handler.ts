@@ -1,0 +1,138 @@
+/**
+ * One route entry compiled into the two Fastify steps that serve it:
+ *
+ * - `onRequest` (before Fastify reads a byte of the body): the route's HTTP rules, then its per-IP limits.
+ * - `handler`: the body's size verdict, GraphQL variables, the one named operation, and `data` or the first error
+ *   turned into the response through the route's table.
+ *
+ * Everything per route (rule checks, limits, parameter positions, error responses) is resolved here, once.
+ */
+import type { FastifyReply, FastifyRequest, RouteOptions } from "fastify";
+import type { PlatformConfig } from "../subgraphs/shared/config.js";
+import { BODY_TOO_LARGE, type ReadBody } from "./body.js";
+import type { PreparedResponse } from "./errors/table.js";
+import { ExecutorUnavailableError, type GraphQLExecutor, type OperationResult } from "./executor.js";
+import { announcesBody, compileRequestCheck, hasRequestRules, type Rejection } from "./http-rules.js";
+import { RouteInputError } from "./json-body.js";
+import type { OnboardingTokenCheck } from "./onboarding-auth.js";
+import { compilePathPattern, rawPathOf } from "./path-pattern.js";
+import type { RateLimiter, RateLimitRule } from "./rate-limit.js";
+import type { RouteDefinition, RouteOutcome } from "./routes.js";
+
+export interface RouteDependencies {
+  readonly config: PlatformConfig;
+  readonly executor: GraphQLExecutor;
+  readonly rateLimiter: RateLimiter;
+  readonly onboardingToken: OnboardingTokenCheck;
+  /** Reports a 5xx answer once, by code only (never a message: it could carry request data). */
+  readonly reportServerError: (family: string, code: string) => void;
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
+
+export function send(reply: FastifyReply, response: PreparedResponse): FastifyReply {
+  return reply.code(response.status).headers(response.headers).send(response.body);
+}
+
+/** Answers before the body was read; a body the client is still sending must not be parsed as the next request. */
+export function sendEarly(request: FastifyRequest, reply: FastifyReply, response: PreparedResponse): FastifyReply {
+  if (announcesBody(request.raw)) reply.header("connection", "close");
+  return send(reply, response);
+}
+
+export function compileRoute(route: RouteDefinition, deps: RouteDependencies): RouteOptions {
+  const { errors } = route;
+  const check = compileRequestCheck(route.rules, deps.onboardingToken);
+  const rejectionResponses = resolveRejections(route);
+  const limits: RateLimitRule[] = route.rateLimits.map((name) => {
+    const limit = deps.config.rateLimits[name];
+    return { name, limit, rejection: route.area.rateLimited(limit, deps.config.rateLimits.windowMs) };
+  });
+  const pattern = compilePathPattern(route.path);
+  const forwardsAuthorization = route.rules.onboardingToken === true;
+  const unavailable = errors.required(route.unavailableCode);
+
+  const needsOnRequest = hasRequestRules(route.rules) || limits.length > 0;
+
+  /** Sends a response; a 5xx is reported once, by `reportedCode` (the upstream code when it was unknown). */
+  const answer = (reply: FastifyReply, response: PreparedResponse, reportedCode = response.code): FastifyReply => {
+    if (response.status >= 500) deps.reportServerError(errors.family, reportedCode ?? `HTTP_${response.status}`);
+    return send(reply, response);
+  };
+
+  async function onRequest(request: FastifyRequest, reply: FastifyReply) {
+    const rejection = check(request.raw);
+    if (rejection !== undefined) return sendEarly(request, reply, rejectionResponses[rejection]);
+    if (limits.length > 0) {
+      const exceeded = await deps.rateLimiter.exceeded(limits, request.ip);
+      if (exceeded !== undefined) return sendEarly(request, reply, exceeded.rejection);
+    }
+  }
+
+  async function handler(request: FastifyRequest, reply: FastifyReply) {
+    const body = request.body as ReadBody | undefined;
+    if (body === BODY_TOO_LARGE) {
+      // Reading stopped mid-body: the connection cannot carry another request.
+      reply.header("connection", "close");
+      return send(reply, rejectionResponses.tooLarge);
+    }
+    let variables: Record<string, unknown>;
+    try {
+      variables = route.variables({ params: pattern.params(rawPathOf(request.raw.url ?? "")), body: body ?? EMPTY_BODY });
+    } catch (error) {
+      if (error instanceof RouteInputError) return answer(reply, errors.response(error.code));
+      return answer(reply, errors.internal, errorName(error));
+    }
+    let result: OperationResult;
+    try {
+      result = await deps.executor.execute(route.operation, variables, {
+        clientIp: request.ip,
+        authorization: forwardsAuthorization ? request.headers.authorization : undefined,
+      });
+    } catch (error) {
+      if (error instanceof ExecutorUnavailableError) return answer(reply, unavailable, `${unavailable.code}:${error.reason}`);
+      return answer(reply, errors.internal, errorName(error));
+    }
+
+    const firstError = result.errors?.[0];
+    if (firstError !== undefined) {
+      const response = errors.forGraphQLError(firstError);
+      // An unknown code (validation failures of these fixed operations included) is a server bug: report it by name.
+      const upstreamCode = firstError.extensions?.code;
+      return answer(reply, response, response === errors.internal ? `upstream:${String(upstreamCode ?? "NO_CODE")}` : response.code);
+    }
+    if (!result.data) return answer(reply, errors.internal, "NO_DATA");
+    let outcome: RouteOutcome;
+    try {
+      outcome = route.respond(result.data);
+    } catch (error) {
+      return answer(reply, errors.internal, errorName(error));
+    }
+    if ("errorCode" in outcome) return answer(reply, errors.response(outcome.errorCode));
+    return reply.code(outcome.status).headers(errors.headers).send(outcome.body);
+  }
+
+  return {
+    method: route.method,
+    url: route.path,
+    onRequest: needsOnRequest ? onRequest : undefined,
+    handler,
+  };
+}
+
+function resolveRejections(route: RouteDefinition): Record<Rejection, PreparedResponse> {
+  const codes = route.rejections;
+  if (hasRequestRules(route.rules) && codes === undefined) throw new Error(`route ${route.method} ${route.path} has rules but no rejection codes`);
+  const responseOf = (code: string | undefined) => (code === undefined ? route.errors.internal : route.errors.required(code));
+  return {
+    unauthorized: responseOf(codes?.unauthorized),
+    badHeaders: responseOf(codes?.badHeaders),
+    notAcceptable: responseOf(codes?.notAcceptable),
+    tooLarge: responseOf(codes?.tooLarge),
+  };
+}
+
+/** Names an unexpected failure for the error report without its message. */
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "NON_ERROR_THROWN";
+}

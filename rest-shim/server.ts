@@ -1,0 +1,126 @@
+/**
+ * The shim's two listeners: HTTP_PORT serves documents 1 and 2, MARKETS_PORT serves document 3 (under /api/v1).
+ * Nothing listens until `listen()`; ports come from the config (0 picks a free port, for tests).
+ *
+ * Fastify is configured so that only the route table answers: no logger, no JSON body parsing (bodies are raw
+ * bytes, read per route with its own limit), no trailing-slash or case-insensitive matching (the read route never
+ * redirects and serves one spelling), and every answer for a request no route took comes from the path index in
+ * the envelope of the area the path belongs to.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { PlatformConfig } from "../subgraphs/shared/config.js";
+import { createBodyReader, ignoreBody } from "./body.js";
+import type { GraphQLExecutor } from "./executor.js";
+import { createOnboardingTokenCheck } from "./onboarding-auth.js";
+import { buildPathIndex } from "./path-index.js";
+import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
+import { compileRoute, send, sendEarly, type RouteDependencies } from "./route-handler.js";
+import { AREAS, ROUTES, type ListenerName, type RouteArea, type RouteDefinition } from "./routes.js";
+
+export interface RestListenersOptions {
+  config: PlatformConfig;
+  executor: GraphQLExecutor;
+  /** The route table; defaults to `ROUTES` (tests add entries, e.g. a markets route to prove its 405). */
+  routes?: readonly RouteDefinition[];
+  /** Defaults to memory counters, or Redis when `config.redisUrl` is set; closed by `close()` only if created here. */
+  rateLimiter?: RateLimiter;
+}
+
+export interface RestListeners {
+  /** Documents 1 and 2 (HTTP_PORT). */
+  http: FastifyInstance;
+  /** Document 3 (MARKETS_PORT). */
+  markets: FastifyInstance;
+  listen(): Promise<{ httpUrl: string; marketsUrl: string }>;
+  /** Closes both listeners and the rate limiter's store; the executor belongs to the caller. */
+  close(): Promise<void>;
+}
+
+export function createRestListeners(options: RestListenersOptions): RestListeners {
+  const { config, executor } = options;
+  const reportServerError =
+    config.logLevel === "silent"
+      ? () => {}
+      : (family: string, code: string) => console.error(`rest-shim: ${family} answered 5xx ${code}`);
+  const rateLimiter =
+    options.rateLimiter ?? createRateLimiter(config, (name) => reportServerError("rate-limit", `REDIS_${name}`));
+  const deps: RouteDependencies = {
+    config,
+    executor,
+    rateLimiter,
+    onboardingToken: createOnboardingTokenCheck(config.onboardingTokens),
+    reportServerError,
+  };
+  const routes = options.routes ?? ROUTES;
+  const http = buildListener("http", routes, deps);
+  const markets = buildListener("markets", routes, deps);
+
+  return {
+    http,
+    markets,
+    async listen() {
+      const [httpUrl, marketsUrl] = await Promise.all([
+        http.listen({ host: config.host, port: config.httpPort }),
+        markets.listen({ host: config.host, port: config.marketsPort }),
+      ]);
+      return { httpUrl, marketsUrl };
+    },
+    async close() {
+      await Promise.all([http.close(), markets.close()]);
+      if (options.rateLimiter === undefined) await rateLimiter.close();
+    },
+  };
+}
+
+function buildListener(listener: ListenerName, allRoutes: readonly RouteDefinition[], deps: RouteDependencies) {
+  const routes = allRoutes.filter((route) => route.area.listener === listener);
+  const areas: RouteArea[] = Object.values(AREAS).filter((area) => area.listener === listener);
+  const paths = buildPathIndex(routes, areas);
+
+  const app = Fastify({
+    logger: false,
+    // During shutdown in-flight requests finish normally; Fastify's own 503 body is not in any of our envelopes.
+    return503OnClosing: false,
+    exposeHeadRoutes: true,
+    routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, caseSensitive: true },
+    // The router could not decode the path (bad %-escape, parameter over 100 characters).
+    frameworkErrors: (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      sendEarly(request, reply, paths.undecodable(request.raw.method ?? "", request.raw.url ?? "/"));
+    },
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", ignoreBody);
+
+  // Unknown path or method: answered before Fastify would read or type-check a body.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.is404) {
+      sendEarly(request, reply, paths.unmatched(request.raw.method ?? "", request.raw.url ?? "/"));
+      return;
+    }
+    done();
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const area = paths.areaOf(request.raw.url ?? "/");
+    deps.reportServerError(listener, error.code ?? error.name);
+    reply.header("connection", "close");
+    send(reply, area.internalError);
+  });
+
+  for (const route of routes) {
+    const routeOptions = compileRoute(route, deps);
+    const bodyLimit = route.rules.jsonBody?.limit;
+    if (bodyLimit === undefined) {
+      app.route(routeOptions);
+      continue;
+    }
+    // Its own plugin scope, so the route's body reader carries the route's limit without per-request lookups.
+    app.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser("*", createBodyReader(bodyLimit));
+      scope.route(routeOptions);
+    });
+  }
+  return app;
+}
