@@ -9,7 +9,7 @@
  */
 import { RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from "@apollo/gateway";
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
-import type { SubgraphContext } from "../subgraphs/shared/context.js";
+import { CLIENT_IP_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
 
 /** Upper bound on cached fetch documents; the planner produces a small fixed set for the shim's operations. */
 const MAX_CACHED_DOCUMENTS = 2000;
@@ -38,8 +38,6 @@ export class CachedLocalDataSource implements GraphQLDataSource<SubgraphContext 
     }) as any;
   }
 }
-
-export const CLIENT_IP_HEADER = "x-client-ip";
 
 export class ForwardingRemoteDataSource extends RemoteGraphQLDataSource<SubgraphContext & Record<string, any>> {
   override willSendRequest({ request, context }: any): void {

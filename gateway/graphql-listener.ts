@@ -5,15 +5,17 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { HeaderMap, type ApolloServer } from "@apollo/server";
-import type { SubgraphContext } from "../subgraphs/shared/context.js";
-import { CLIENT_IP_HEADER } from "./data-sources.js";
+import { CLIENT_IP_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
 
 const MAX_BODY_BYTES = 256 * 1024;
 
 export interface GraphQLListenerOptions {
   host: string;
   port: number;
-  /** Trust `x-client-ip` from the caller (subgraphs behind our own gateway); the gateway itself uses the socket. */
+  /**
+   * Trust `x-client-ip` from the caller: subgraphs behind our gateway, and the gateway behind the rest shim in the split
+   * topology. The public listener of role `all` uses the socket address.
+   */
   trustForwardedClientIp: boolean;
 }
 

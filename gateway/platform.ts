@@ -93,7 +93,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     }
     const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs });
     closer.add(() => gateway.stop());
-    const listener = await listenGraphQL(gateway, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: false });
+    const listener = await listenGraphQL(gateway, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: true });
     closer.add(() => listener.close());
     logger.info(`gateway: ${listener.url}`);
     return { urls: { graphql: listener.url }, gateway, close };

@@ -7,6 +7,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { CLIENT_IP_HEADER } from "../subgraphs/shared/context.js";
 import {
   ExecutorUnavailableError,
   type ForwardedRequest,
@@ -14,9 +15,6 @@ import {
   type OperationResult,
   type ShimOperation,
 } from "./executor.js";
-
-/** The header the gateway reads the client address from (gateway/data-sources.ts uses the same name). */
-export const CLIENT_IP_HEADER = "x-client-ip";
 
 export interface HttpExecutorOptions {
   /** Deadline for one operation, from sending to the last response byte (milliseconds). */

@@ -8,3 +8,6 @@ export interface SubgraphContext {
   /** The Authorization header value, forwarded unchanged. */
   authorization?: string;
 }
+
+/** Header carrying the client IP from the edge (REST shim, gateway) to the next hop inside the platform. */
+export const CLIENT_IP_HEADER = "x-client-ip";
