@@ -90,7 +90,10 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
         authorization: forwardsAuthorization ? request.headers.authorization : undefined,
       });
     } catch (error) {
-      if (error instanceof ExecutorUnavailableError) return answer(reply, unavailable, `${unavailable.code}:${error.reason}`);
+      if (error instanceof ExecutorUnavailableError) {
+        if (route.whenUnavailable) return reply.code(route.whenUnavailable.status).headers(errors.headers).send(route.whenUnavailable.body);
+        return answer(reply, unavailable, `${unavailable.code}:${error.reason}`);
+      }
       return answer(reply, errors.internal, errorName(error));
     }
 

@@ -87,6 +87,11 @@ export interface RouteDefinition {
   readonly rateLimits: readonly RateLimitName[];
   /** Answered when GraphQL cannot be reached: a 503 of the family tells the client to retry. */
   readonly unavailableCode: string;
+  /**
+   * Answered instead of `unavailableCode` when GraphQL cannot be reached: for liveness, which document 2 defines as
+   * "200 whenever the process runs; checks no connectivity" (a rest process must not look dead when its gateway is).
+   */
+  readonly whenUnavailable?: { readonly status: number; readonly body: Buffer };
   /** Answered when the path matches but a parameter cannot even be routed (bad %-escape, over 100 characters). */
   readonly invalidPathCode?: string;
   /** Throws `RouteInputError` for requests the route refuses itself. */
@@ -135,6 +140,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     rules: {},
     rateLimits: [],
     unavailableCode: "SERVICE_UNAVAILABLE",
+    whenUnavailable: { status: 200, body: Buffer.from('{"status":"ok"}') },
     variables: noVariables,
     respond: ok(200, "health"),
   },

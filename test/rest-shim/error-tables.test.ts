@@ -165,9 +165,16 @@ describe("ratings family", () => {
     next = { data: null, errors: [{ message: SECRET, extensions: { code: "NOPE" } }] };
     expect((await call(`${shim.httpUrl}/health`)).body).toBe('{"detail":"Internal Server Error"}');
     next = new ExecutorUnavailableError("connection");
-    const response = await call(`${shim.httpUrl}/health`);
+    const response = await call(`${shim.httpUrl}/ready`);
     expect(response.status).toBe(503);
     expect(response.body).toBe('{"detail":"Service Unavailable"}');
+  });
+
+  it("liveness stays 200 while GraphQL is unreachable: /health checks no connectivity", async () => {
+    next = new ExecutorUnavailableError("connection");
+    const response = await call(`${shim.httpUrl}/health`);
+    expect(response.status).toBe(200);
+    expect(response.body).toBe('{"status":"ok"}');
   });
 
   it("a readiness status other than ready or not_ready is a server bug (500)", async () => {
