@@ -1,0 +1,133 @@
+/**
+ * The split topology as separate OS processes from the same build: three `subgraph <name>` processes, a `gateway`
+ * over them by URL and a `rest` listener over the gateway by URL, sharing one PostgreSQL database and one chain.
+ * PGlite belongs to one process, so this runs only when DATABASE_URL names a PostgreSQL server.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, addressEnvName, CONTRACT_NAMES } from "../../subgraphs/shared/config.js";
+import { openPlatformChain, type PlatformChain } from "../../subgraphs/shared/chain/embedded.js";
+import { createPostgresDatabase, type ScratchPostgresDatabase } from "../support/db.js";
+import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { graphql } from "../support/platform.js";
+
+describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway and rest as separate processes", () => {
+  let dataDir: string;
+  let chain: PlatformChain;
+  let database: ScratchPostgresDatabase;
+  const roles: RoleProcess[] = [];
+  let restUrl: string;
+  let gatewayUrl: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), "split-topology-"));
+    chain = await openPlatformChain(loadConfig({ DATA_DIR: dataDir, ANVIL_PORT: "0" }));
+    database = await createPostgresDatabase();
+    const bundle = path.join(dataDir, "vendor-bundle.pem");
+    await writeFile(bundle, `${chain.demo!.vendor.rootCertPem}\n${chain.demo!.vendor.intermediateCertPem}`);
+
+    const shared: Record<string, string> = {
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      CHAIN_RPC_URL: chain.rpcUrl,
+      ONBOARDING_TOKENS: "split-token",
+      VENDOR_TRUST_BUNDLE: bundle,
+      CHAIN_POLL_MS: "50",
+    };
+    for (const name of CONTRACT_NAMES) shared[addressEnvName(name)] = chain.addresses[name]!;
+
+    const [verifyPort, ratingsPort, marketsPort, graphqlPort, httpPort, marketsRestPort] = await Promise.all(
+      Array.from({ length: 6 }, freePort),
+    );
+    const subgraphPorts = { verify: verifyPort, ratings: ratingsPort, markets: marketsPort };
+    const started = await Promise.all(
+      Object.entries(subgraphPorts).map(([name, port]) =>
+        startRole(["subgraph", name], { ...shared, SUBGRAPH_PORT: String(port) }, 120_000),
+      ),
+    );
+    roles.push(...started);
+    gatewayUrl = `http://127.0.0.1:${graphqlPort}/graphql`;
+    roles.push(
+      await startRole(["gateway"], {
+        ...shared,
+        GRAPHQL_PORT: String(graphqlPort),
+        SUBGRAPH_VERIFY_URL: `http://127.0.0.1:${verifyPort}/graphql`,
+        SUBGRAPH_RATINGS_URL: `http://127.0.0.1:${ratingsPort}/graphql`,
+        SUBGRAPH_MARKETS_URL: `http://127.0.0.1:${marketsPort}/graphql`,
+      }, 120_000),
+    );
+    roles.push(
+      await startRole(["rest"], {
+        ...shared,
+        HTTP_PORT: String(httpPort),
+        MARKETS_PORT: String(marketsRestPort),
+        GATEWAY_URL: gatewayUrl,
+      }, 120_000),
+    );
+    restUrl = `http://127.0.0.1:${httpPort}`;
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const role of roles.reverse()) await role.stop();
+    await database?.drop();
+    await chain?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves the verification read route through rest -> gateway -> verify subgraph", async () => {
+    const machine = chain.demo!.machines.find((m) => m.machineId === "1")!;
+    const response = await fetch(`${restUrl}/v1/verify/machines/1`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toMatchObject({
+      machineId: "1",
+      didController: { kind: "evm", address: machine.controllerAddress },
+      verification: { kyb: { status: "verified" }, chip: { status: "verified" } },
+    });
+  });
+
+  it("maps subgraph error codes to the documented statuses across process boundaries", async () => {
+    const invalid = await fetch(`${restUrl}/v1/verify/machines/01`);
+    expect(invalid.status).toBe(400);
+    expect((await invalid.json()).detail.code).toBe("INVALID_MACHINE_ID");
+    const secondChain = await fetch(`${restUrl}/v1/verify/machines/4`);
+    expect(secondChain.status).toBe(503);
+    expect((await secondChain.json()).detail.code).toBe("VERIFY_READ_UNAVAILABLE");
+  });
+
+  it("forwards the onboarding token through the gateway to the verify subgraph", async () => {
+    const issue = (token: string) =>
+      fetch(`${restUrl}/v1/verify/chip/challenge`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ machineId: "2" }),
+      });
+    expect((await issue("wrong-token")).status).toBe(401);
+    const created = await issue("split-token");
+    expect(created.status).toBe(201);
+    expect((await created.json()).machineId).toBe("2");
+  });
+
+  it("reads one machine across the three subgraph processes in one gateway query", async () => {
+    const { body } = await graphql(
+      gatewayUrl,
+      `{ machine(machineId: "1") { machineId verification { verification { kyb { status } } } monetization { status } marketsRegistration { status } } }`,
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data.machine).toEqual({
+      machineId: "1",
+      verification: { verification: { kyb: { status: "verified" } } },
+      monetization: { status: "PENDING" },
+      marketsRegistration: null,
+    });
+  });
+
+  it("serves /health and /ready through the split topology", async () => {
+    expect(await (await fetch(`${restUrl}/health`)).json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${restUrl}/ready`);
+    expect(ready.status).toBe(200);
+    expect((await ready.json()).status).toBe("ready");
+  });
+});
