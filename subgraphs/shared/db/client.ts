@@ -1,0 +1,159 @@
+/**
+ * Opens the platform database: embedded PGlite under `<dataDir>/pglite` by default, PostgreSQL when a URL is set.
+ * Migrations are applied before the client is handed out, so callers always see the current schema.
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { StoreUnavailableError } from "../errors.js";
+import { PrismaClient } from "./generated/client.js";
+import { runMigrations } from "./migrate.js";
+import { loadMigrations } from "./migrations.js";
+import { lockDataDir } from "./pglite-lock.js";
+import { pgClientSession, pgliteSession } from "./sql-session.js";
+
+export type DatabaseKind = "pglite" | "postgres";
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: DatabaseKind;
+  /** Disconnects the client and releases the connections (or the embedded database files). */
+  close(): Promise<void>;
+  /** True when a trivial query succeeds within {@link PING_TIMEOUT_MS}; never throws. */
+  ping(): Promise<boolean>;
+}
+
+export interface DatabaseConfig {
+  dataDir: string;
+  /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
+  databaseUrl?: string;
+}
+
+export interface OpenDatabaseOptions {
+  /** PGlite only: keep the database in memory (tests). */
+  inMemory?: boolean;
+  /** PostgreSQL only: connections per process (default {@link DEFAULT_POOL_SIZE}). */
+  poolSize?: number;
+}
+
+/** Enough for one process's concurrent requests while N replicas stay under PostgreSQL's default 100 connections. */
+export const DEFAULT_POOL_SIZE = 10;
+/** A server that does not answer within this time is reported as unavailable instead of making requests hang. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const PING_TIMEOUT_MS = 2_000;
+
+export async function openDatabase(config: DatabaseConfig, opts: OpenDatabaseOptions = {}): Promise<Database> {
+  return config.databaseUrl
+    ? openPostgres(config.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE)
+    : openPglite(opts.inMemory ? undefined : path.join(config.dataDir, "pglite"));
+}
+
+async function openPglite(dir: string | undefined): Promise<Database> {
+  let unlock: () => Promise<void> = async () => undefined;
+  if (dir) {
+    await mkdir(dir, { recursive: true });
+    unlock = await lockDataDir(dir);
+  }
+  let pglite: PGlite | undefined;
+  try {
+    pglite = dir ? await PGlite.create(dir) : await createPgliteInMemory();
+    await runMigrations(pgliteSession(pglite), await loadMigrations());
+  } catch (error) {
+    await pglite?.close();
+    await unlock();
+    throw error;
+  }
+  const opened = pglite;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(opened) });
+  return {
+    prisma,
+    kind: "pglite",
+    ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
+    async close() {
+      await prisma.$disconnect();
+      await opened.close();
+      await unlock();
+    },
+  };
+}
+
+let migratedSnapshot: Promise<Blob> | undefined;
+
+/**
+ * initdb dominates PGlite's start-up (seconds), so in-memory databases (tests open many) start from a per-process
+ * snapshot of a freshly migrated one; the runner still checks it against the migrations.
+ */
+async function createPgliteInMemory(): Promise<PGlite> {
+  migratedSnapshot ??= (async () => {
+    const template = await PGlite.create();
+    try {
+      await runMigrations(pgliteSession(template), await loadMigrations());
+      return await template.dumpDataDir("none");
+    } finally {
+      await template.close();
+    }
+  })().catch((error: unknown) => {
+    migratedSnapshot = undefined; // let the next open retry instead of repeating a cached failure
+    throw error;
+  });
+  return PGlite.create({ loadDataDir: await migratedSnapshot });
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  await migratePostgres(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+  });
+  // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would kill the process.
+  // The pool discards the connection and the next query that needs one reports the failure.
+  pool.on("error", () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    kind: "postgres",
+    ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** Migrations run on one dedicated connection: the advisory lock and each BEGIN/COMMIT must share a session. */
+async function migratePostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on("error", () => undefined); // surfaced by the failing query instead
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StoreUnavailableError(error);
+  }
+  try {
+    await runMigrations(pgClientSession(client), await loadMigrations());
+  } finally {
+    await client.end().catch(() => undefined); // closing a broken connection must not hide the real error
+  }
+}
+
+async function pingWithin(prisma: PrismaClient, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const answered = prisma.$queryRaw`SELECT 1`.then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * One database connection seen as plain SQL, for the migration runner: session-level advisory locks and explicit
+ * BEGIN/COMMIT only work when every statement goes through the same connection, which a Prisma client (a pool) does
+ * not promise.
+ */
+import type { PGlite } from "@electric-sql/pglite";
+import type pg from "pg";
+
+export interface SqlSession {
+  query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a script of one or more statements, without parameters. */
+  exec(script: string): Promise<void>;
+}
+
+/** PGlite is one single-user connection, so the instance itself is the session. */
+export function pgliteSession(db: PGlite): SqlSession {
+  return {
+    async query<Row>(sql: string, params: unknown[] = []) {
+      return (await db.query<Row>(sql, params)).rows;
+    },
+    async exec(script: string) {
+      await db.exec(script);
+    },
+  };
+}
+
+export function pgClientSession(client: pg.ClientBase): SqlSession {
+  return {
+    async query<Row>(sql: string, params: unknown[] = []) {
+      return (await client.query(sql, params)).rows as Row[];
+    },
+    async exec(script: string) {
+      // Without parameters pg uses the simple query protocol, which accepts several statements in one string.
+      await client.query(script);
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/** openDatabase: where the data lives, health checks, and how infrastructure failures look to callers. */
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StoreUnavailableError } from "../../subgraphs/shared/errors.js";
+import {
+  CONNECT_TIMEOUT_MS,
+  DataDirInUseError,
+  isStoreFailure,
+  openDatabase,
+  toStoreError,
+} from "../../subgraphs/shared/db/index.js";
+import { databaseTargets, withTestDatabase } from "../support/db.js";
+
+describe("embedded PGlite under the data directory", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "db-client-"));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("keeps data across restarts and admits one opener at a time", async () => {
+    const first = await openDatabase({ dataDir });
+    expect(first.kind).toBe("pglite");
+    expect(await readdir(path.join(dataDir, "pglite"))).toContain("PG_VERSION");
+    await first.prisma.marketsMachine.create({
+      data: { machineId: "7", identityRef: "0x07", status: "active", registeredAt: new Date() },
+    });
+    await expect(openDatabase({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
+    await first.close();
+
+    const reopened = await openDatabase({ dataDir });
+    try {
+      expect(await reopened.prisma.marketsMachine.findUnique({ where: { machineId: "7" } })).not.toBeNull();
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("reports queries on a closed database as store failures", async () => {
+    const db = await openDatabase({ dataDir }, { inMemory: true });
+    expect(await db.ping()).toBe(true);
+    await db.close();
+    const error = await db.prisma.marketsMachine.count().catch((e: unknown) => e);
+    expect(isStoreFailure(error)).toBe(true);
+    expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
+  });
+});
+
+describe.each(databaseTargets())("request errors on %s", (target) => {
+  const testDb = withTestDatabase(target);
+
+  it("answers ping and keeps bugs in raw SQL apart from store failures", async () => {
+    expect(testDb.db.kind).toBe(target);
+    expect(await testDb.db.ping()).toBe(true);
+    const syntaxError = await testDb.db.prisma.$queryRaw`SELEC 1`.catch((e: unknown) => e);
+    expect(syntaxError).toMatchObject({ code: "P2010" });
+    expect(isStoreFailure(syntaxError)).toBe(false);
+    expect(toStoreError(syntaxError)).toBe(syntaxError);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("PostgreSQL that cannot be reached", () => {
+  const serverUrl = process.env.DATABASE_URL ?? "";
+
+  /** A TCP proxy to the real server whose connections the test can cut. */
+  async function startProxy() {
+    const target = new URL(serverUrl);
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on("error", () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = new URL(serverUrl);
+    url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    return {
+      url: url.toString(),
+      /** Stops accepting and drops every open connection, like a crashed server. */
+      async kill() {
+        await new Promise((resolve) => {
+          server.close(resolve);
+          for (const socket of sockets) socket.destroy();
+        });
+      },
+    };
+  }
+
+  it("fails to open at once when nothing listens", async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const started = Date.now();
+    const url = new URL(serverUrl);
+    url.host = `127.0.0.1:${closedPort}`;
+    await expect(openDatabase({ dataDir: ".", databaseUrl: url.toString() })).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(Date.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS);
+  });
+
+  it("fails to open within the connect timeout when the server never answers", async () => {
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = new URL(serverUrl);
+    url.host = `127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+    const started = Date.now();
+    try {
+      await expect(openDatabase({ dataDir: ".", databaseUrl: url.toString() })).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS + 2_000);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it("reports a lost server quickly as a store failure, in and out of transactions", async () => {
+    const proxy = await startProxy();
+    const db = await openDatabase({ dataDir: ".", databaseUrl: proxy.url });
+    try {
+      expect(await db.ping()).toBe(true);
+      await proxy.kill();
+      const started = Date.now();
+      const plain = await db.prisma.verifyChallenge.count().catch((e: unknown) => e);
+      const inTransaction = await db.prisma.$transaction((tx) => tx.verifyChallenge.count()).catch((e: unknown) => e);
+      const raw = await db.prisma.$queryRaw`SELECT 1`.catch((e: unknown) => e);
+      for (const error of [plain, inTransaction, raw]) {
+        expect(isStoreFailure(error), String(error)).toBe(true);
+        expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
+      }
+      expect(await db.ping()).toBe(false);
+      expect(Date.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS);
+    } finally {
+      await db.close();
+    }
+  });
+});

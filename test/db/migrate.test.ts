@@ -1,0 +1,175 @@
+/**
+ * The boot-time migration runner: idempotent, checksummed, atomic per migration, and safe when several processes
+ * boot at once on one PostgreSQL.
+ */
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  MigrationChecksumMismatchError,
+  MigrationFailedError,
+  runMigrations,
+  TRACKING_TABLE,
+} from "../../subgraphs/shared/db/migrate.js";
+import { loadMigrations, migrationChecksum, MIGRATIONS_DIR } from "../../subgraphs/shared/db/migrations.js";
+import { pgClientSession } from "../../subgraphs/shared/db/sql-session.js";
+import { createPostgresDatabase, databaseTargets } from "../support/db.js";
+import { freshDatabase, type FreshDatabase } from "./fresh-database.js";
+
+const run = promisify(execFile);
+
+/** A private copy of the committed migrations that a test may extend or edit. */
+async function copyOfMigrations(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "migrations-"));
+  await cp(MIGRATIONS_DIR, dir, { recursive: true });
+  return dir;
+}
+
+async function addMigration(dir: string, name: string, sql: string): Promise<void> {
+  await mkdir(path.join(dir, name));
+  await writeFile(path.join(dir, name, "migration.sql"), sql);
+}
+
+describe.each(databaseTargets())("migration runner on %s", (target) => {
+  let database: FreshDatabase;
+  let migrationsDir: string;
+  beforeEach(async () => {
+    database = await freshDatabase(target);
+    migrationsDir = await copyOfMigrations();
+  });
+  afterEach(async () => {
+    await database.close();
+    await rm(migrationsDir, { recursive: true, force: true });
+  });
+
+  const tracked = () =>
+    database.session.query<{ name: string; checksum: string; applied_at: Date }>(
+      `SELECT name, checksum, applied_at FROM ${TRACKING_TABLE} ORDER BY name`,
+    );
+
+  it("applies every migration once and records its checksum", async () => {
+    const migrations = await loadMigrations(migrationsDir);
+    const first = await runMigrations(database.session, migrations);
+    expect(first).toEqual({ applied: migrations.map((m) => m.name), alreadyApplied: [] });
+
+    const second = await runMigrations(database.session, migrations);
+    expect(second).toEqual({ applied: [], alreadyApplied: migrations.map((m) => m.name) });
+
+    const rows = await tracked();
+    expect(rows.map((r) => r.name)).toEqual(migrations.map((m) => m.name));
+    expect(rows.map((r) => r.checksum)).toEqual(migrations.map((m) => migrationChecksum(m.sql)));
+    expect(rows[0].checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0].applied_at).toBeInstanceOf(Date);
+  });
+
+  it("applies only the migrations added since the last run", async () => {
+    await runMigrations(database.session, await loadMigrations(migrationsDir));
+    await addMigration(migrationsDir, "29990101000000_add_note", "ALTER TABLE markets_machine ADD COLUMN note text;");
+    const report = await runMigrations(database.session, await loadMigrations(migrationsDir));
+    expect(report.applied).toEqual(["29990101000000_add_note"]);
+    await database.session.query("SELECT note FROM markets_machine");
+  });
+
+  it("refuses to run when an applied migration was edited", async () => {
+    const migrations = await loadMigrations(migrationsDir);
+    await runMigrations(database.session, migrations);
+    const edited = migrations.map((m, i) => (i === 0 ? { ...m, checksum: migrationChecksum(`${m.sql}\n-- edit`) } : m));
+    await addMigration(migrationsDir, "29990101000000_add_note", "ALTER TABLE markets_machine ADD COLUMN note text;");
+
+    const attempt = runMigrations(database.session, [...edited, ...(await loadMigrations(migrationsDir)).slice(-1)]);
+    await expect(attempt).rejects.toBeInstanceOf(MigrationChecksumMismatchError);
+    await expect(attempt).rejects.toThrow(migrations[0].name);
+    // Nothing after the refusal ran.
+    expect((await tracked()).map((r) => r.name)).toEqual(migrations.map((m) => m.name));
+  });
+
+  it("treats CRLF line endings as the same migration", async () => {
+    const migrations = await loadMigrations(migrationsDir);
+    await runMigrations(database.session, migrations);
+    const crlf = migrations.map((m) => ({ ...m, checksum: migrationChecksum(m.sql.replace(/\n/g, "\r\n")) }));
+    await expect(runMigrations(database.session, crlf)).resolves.toMatchObject({ applied: [] });
+  });
+
+  it("rolls a failing migration back completely and keeps the ones before it", async () => {
+    await addMigration(
+      migrationsDir,
+      "29990101000000_broken",
+      "CREATE TABLE half_done (id int);\nSELECT 1 / 0;",
+    );
+    const migrations = await loadMigrations(migrationsDir);
+    const attempt = runMigrations(database.session, migrations);
+    await expect(attempt).rejects.toBeInstanceOf(MigrationFailedError);
+    await expect(attempt).rejects.toThrow("29990101000000_broken");
+
+    expect((await tracked()).map((r) => r.name)).toEqual(migrations.slice(0, -1).map((m) => m.name));
+    const leftovers = await database.session.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'half_done'`);
+    expect(leftovers).toEqual([]);
+  });
+
+  it("rejects a misnamed migration folder instead of skipping it", async () => {
+    await addMigration(migrationsDir, "add_note", "SELECT 1;");
+    await expect(loadMigrations(migrationsDir)).rejects.toThrow("add_note");
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one PostgreSQL", () => {
+  it("applies each migration once when runners start together", async () => {
+    const scratch = await createPostgresDatabase();
+    const migrationsDir = await copyOfMigrations();
+    // Slow enough that the runners overlap; not idempotent, so a second application would fail.
+    await addMigration(migrationsDir, "29990101000000_slow", "SELECT pg_sleep(0.3);\nCREATE TABLE applied_once (id int);");
+    const migrations = await loadMigrations(migrationsDir);
+    const clients = Array.from({ length: 4 }, () => new pg.Client({ connectionString: scratch.url }));
+    try {
+      await Promise.all(clients.map((c) => c.connect()));
+      const reports = await Promise.all(clients.map((c) => runMigrations(pgClientSession(c), migrations)));
+
+      const appliers = reports.filter((r) => r.applied.length > 0);
+      expect(appliers).toHaveLength(1);
+      expect(appliers[0].applied).toEqual(migrations.map((m) => m.name));
+      for (const report of reports.filter((r) => r.applied.length === 0)) {
+        expect(report.alreadyApplied).toEqual(migrations.map((m) => m.name));
+      }
+      const { rows } = await clients[0].query(`SELECT count(*)::int AS n FROM ${TRACKING_TABLE}`);
+      expect(rows[0].n).toBe(migrations.length);
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+      await scratch.drop();
+      await rm(migrationsDir, { recursive: true, force: true });
+    }
+  });
+
+  it("lets several processes boot on one empty database", async () => {
+    const scratch = await createPostgresDatabase();
+    const boot = `
+      import { openDatabase } from "./subgraphs/shared/db/index.ts";
+      const db = await openDatabase({ dataDir: ".", databaseUrl: process.env.BOOT_DATABASE_URL });
+      console.log(JSON.stringify({ ping: await db.ping(), machines: await db.prisma.marketsMachine.count() }));
+      await db.close();
+    `;
+    try {
+      const outputs = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          run(process.execPath, ["--import", "tsx", "--input-type=module", "--eval", boot], {
+            cwd: path.resolve(import.meta.dirname, "../.."),
+            env: { ...process.env, BOOT_DATABASE_URL: scratch.url },
+          }),
+        ),
+      );
+      for (const { stdout } of outputs) expect(JSON.parse(stdout)).toEqual({ ping: true, machines: 0 });
+
+      const client = new pg.Client({ connectionString: scratch.url });
+      await client.connect();
+      const { rows } = await client.query(`SELECT name, count(*)::int AS n FROM ${TRACKING_TABLE} GROUP BY name`);
+      await client.end();
+      expect(rows.map((r) => r.name)).toEqual((await loadMigrations()).map((m) => m.name));
+      expect(rows.every((r) => r.n === 1)).toBe(true);
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
