@@ -43,7 +43,8 @@ export function resolveAnvilBinary(): string {
     // Reported below with the package name.
   }
   throw new DevChainError(
-    `anvil binary not found: install the npm package ${packageName} (a dependency of @foundry-rs/anvil) or set CHAIN_RPC_URL`,
+    `anvil binary not found: install the npm package ${packageName} (package.json pins the linux-x64 build, the ` +
+      `only one our registry serves) or set CHAIN_RPC_URL to an external node`,
   );
 }
 
