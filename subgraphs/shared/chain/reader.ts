@@ -100,7 +100,12 @@ export class ChainReader implements ChainReads {
     return this.cachedView("AttestationRegistry", "kybStatus", [operator], "status", ([code]) => toStatus(code));
   }
 
+  /**
+   * Read at the current head, not the watcher's last block: the operator records an attestation right after mining
+   * it, and an older pinned block would not show it yet.
+   */
   async getChipAttestation(uid: string): Promise<ChipAttestation | null> {
+    await this.refreshHead();
     return this.cachedView("AttestationRegistry", "getAttestation", [uid], "attestation", ([a]) =>
       a.uid === ZeroHash || Number(a.topic) !== CHIP_TOPIC
         ? null
