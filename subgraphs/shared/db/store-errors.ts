@@ -37,8 +37,11 @@ const STORE_FAILURE_KINDS = new Set([
   "TooManyConnections",
 ]);
 
-/** SQLSTATE classes: connection exception, insufficient resources, operator intervention (shutdown), system error. */
-const STORE_FAILURE_SQLSTATE = /^(08|53|57|58)/;
+/**
+ * SQLSTATE classes: connection exception, insufficient resources, operator intervention (shutdown), system error;
+ * and 55000 as PostgreSQL sends it when a database refuses connections (`ALLOW_CONNECTIONS false`).
+ */
+const STORE_FAILURE_SQLSTATE = /^(08|53|57|58|55000$)/;
 
 /** Socket-level codes Node puts on errors from `net`. */
 const NETWORK_ERROR_CODES = new Set([
