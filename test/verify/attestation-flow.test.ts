@@ -1,0 +1,140 @@
+/**
+ * The chip verification walkthrough as a user does it, against one running platform: challenge over REST, evidence
+ * built by the CLI from the challenge file, evidence POSTed, the operator lists and attests it with the CLI, and the
+ * read route shows the chip verified. Then the operator's guard rails (attestation must match, operator token), and
+ * the KYB topic driven by the CLI: verified, revoked, expired.
+ */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/platform.js";
+import {
+  BEARER,
+  OPERATOR_TOKEN,
+  expectReceipt,
+  graphqlCode,
+  issueChallenge,
+  mineBlock,
+  postEvidence,
+  runCli,
+  type VerifyPlatform,
+  PLATFORM_START_TIMEOUT_MS,
+  startVerifyPlatform,
+} from "./helpers.js";
+
+let p: VerifyPlatform;
+beforeAll(async () => {
+  // The shipped block-watcher period (the test default is 50 ms): the walkthrough runs as a user's platform does.
+  p = await startVerifyPlatform({ CHAIN_POLL_MS: "250" });
+}, PLATFORM_START_TIMEOUT_MS);
+afterAll(() => p?.close());
+
+const OPERATOR_AUTH = `Bearer ${OPERATOR_TOKEN}`;
+const PENDING = "query { pendingChipEvidence { receiptId machineId chipRef evidenceHash acceptedAt attestedAt } }";
+const RECORD = `mutation ($receiptId: String!, $uid: String!) {
+  recordChipAttestation(receiptId: $receiptId, attestationUid: $uid) { receiptId attestedAt } }`;
+
+async function verification(machineId: string): Promise<{ kyb: { status: string }; chip: { status: string } }> {
+  const response = await fetch(`${p.http}/v1/verify/machines/${machineId}`, { headers: { accept: "application/json" } });
+  expect(response.status).toBe(200);
+  return (await response.json()).verification;
+}
+
+/** Waits until the read route shows `status` for the topic (the chain reader caches per block). */
+const statusBecomes = (machineId: string, topic: "kyb" | "chip", status: string) =>
+  eventually(async () => ((await verification(machineId))[topic].status === status ? true : undefined), 10_000);
+
+/** One JSON line per record on stdout. */
+const jsonLines = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const run = await runCli(p, args, env);
+  expect(run.code, run.stderr).toBe(0);
+  return run.stdout;
+}
+
+describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> verified", () => {
+  let receiptId: string;
+  let attestationUid: string;
+  const machineId = "2";
+
+  it("the CLI builds the evidence file from the challenge file; the route accepts it byte for byte", async () => {
+    expect((await verification(machineId)).chip.status).toBe("unverified");
+    const challenge = await issueChallenge(p, machineId);
+    const challengeFile = path.join(p.dataDir, "challenge.json");
+    await writeFile(challengeFile, JSON.stringify(challenge));
+    const evidence = await cli(["evidence", "--challenge", challengeFile, "--machine", machineId]);
+    expect(evidence.endsWith("}")).toBe(true); // no trailing newline
+    receiptId = expectReceipt(await postEvidence(p, evidence));
+    // Accepted evidence is neither a verified status nor an on-chain record.
+    expect((await verification(machineId)).chip.status).toBe("unverified");
+  });
+
+  it("`evidence pending` lists the accepted evidence", async () => {
+    const records = jsonLines(await cli(["evidence", "pending"]));
+    const record = records.find((r) => r.receiptId === receiptId);
+    expect(record).toMatchObject({ receiptId, machineId, attestedAt: null });
+    expect(record.chipRef).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(record.evidenceHash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it("`evidence attest` records the attestation on chain; the read route shows the chip verified", async () => {
+    const [result] = jsonLines(await cli(["evidence", "attest", "--receipt", receiptId]));
+    expect(result).toMatchObject({ receiptId, machineId });
+    expect(result.uid).toMatch(/^0x[0-9a-f]{64}$/);
+    attestationUid = result.uid;
+    await statusBecomes(machineId, "chip", "verified");
+    expect((await verification(machineId)).kyb.status).toBe("unverified"); // the topics are independent
+  });
+
+  it("`evidence pending` no longer lists it", async () => {
+    expect(jsonLines(await cli(["evidence", "pending"])).map((r) => r.receiptId)).not.toContain(receiptId);
+    const { data } = await graphqlCode(p, PENDING, {}, OPERATOR_AUTH);
+    expect(data.pendingChipEvidence.map((r: { receiptId: string }) => r.receiptId)).not.toContain(receiptId);
+  });
+
+  it("recordChipAttestation refuses a uid the registry does not hold, or one for other data: ATTESTATION_MISMATCH", async () => {
+    const unknownUid = `0x${"ab".repeat(32)}`;
+    expect((await graphqlCode(p, RECORD, { receiptId, uid: unknownUid }, OPERATOR_AUTH)).code).toBe("ATTESTATION_MISMATCH");
+    // A real chip attestation of the same machine, but not for this evidence (the CLI's default evidence hash is zero).
+    const [other] = jsonLines(await cli(["attest", "chip", "--machine", machineId]));
+    expect((await graphqlCode(p, RECORD, { receiptId, uid: other.uid }, OPERATOR_AUTH)).code).toBe("ATTESTATION_MISMATCH");
+    // The matching one is still accepted (idempotent).
+    const { code, data } = await graphqlCode(p, RECORD, { receiptId, uid: attestationUid }, OPERATOR_AUTH);
+    expect(code).toBeUndefined();
+    expect(data.recordChipAttestation.receiptId).toBe(receiptId);
+  });
+
+  it("operator operations need the operator token: ONBOARDING_AUTH_REQUIRED otherwise", async () => {
+    for (const authorization of [undefined, BEARER, "Bearer not-the-operator-token"]) {
+      expect((await graphqlCode(p, PENDING, {}, authorization)).code).toBe("ONBOARDING_AUTH_REQUIRED");
+      expect((await graphqlCode(p, RECORD, { receiptId, uid: `0x${"cd".repeat(32)}` }, authorization)).code).toBe("ONBOARDING_AUTH_REQUIRED");
+    }
+    const run = await runCli(p, ["evidence", "pending"], { OPERATOR_TOKEN: "not-the-operator-token" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("ONBOARDING_AUTH_REQUIRED");
+    expect(run.stderr).not.toContain("not-the-operator-token");
+  });
+});
+
+describe("KYB through the CLI", () => {
+  it("`attest kyb` makes it verified and `revoke --uid` revoked", async () => {
+    const machine = p.machine("active", 1); // operator without any KYB record
+    expect((await verification(machine.machineId)).kyb.status).toBe("unverified");
+    const [attested] = jsonLines(await cli(["attest", "kyb", "--operator", machine.operatorAddress]));
+    await statusBecomes(machine.machineId, "kyb", "verified");
+    await cli(["revoke", "--uid", attested.uid]);
+    await statusBecomes(machine.machineId, "kyb", "revoked");
+  });
+
+  it("`attest kyb --ttl` expires once the chain's time passes the expiry", async () => {
+    const machine = p.machine("deactivated"); // machine 3: its operator has no KYB record; the record is still served
+    expect((await verification(machine.machineId)).kyb.status).toBe("unverified");
+    const [attested] = jsonLines(await cli(["attest", "kyb", "--operator", machine.operatorAddress, "--ttl", "3"]));
+    expect(Number(attested.expiresAt)).toBeGreaterThan(0);
+    // The status is computed at the read block: wait past the expiry, then mine a block carrying a later timestamp.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(attested.expiresAt) * 1000 - Date.now()) + 1500));
+    await mineBlock(p);
+    await statusBecomes(machine.machineId, "kyb", "expired");
+  });
+});

@@ -1,0 +1,477 @@
+/**
+ * Shared helpers of the verify route tests (challenge, evidence, concurrency, fuzz, attestation flow): a platform on
+ * PGlite or on a throw-away PostgreSQL database, clients for the two POST routes over real sockets (and over GraphQL),
+ * evidence built with the integrator kit or crafted to fail one specific check, and chain actions with the demo keys.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import canonicalize from "canonicalize";
+import { Wallet } from "ethers";
+import pg from "pg";
+import { expect } from "vitest";
+import { connectContract } from "../../subgraphs/shared/chain/contracts.js";
+import type { DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
+import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
+import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
+import { buildEvidence, controllerMessage, prepare, signPrehash } from "../../subgraphs/verify/evidence/kit.js";
+import { encodeChipSignature, evidenceSchemaFor, trustBundleFor } from "../../subgraphs/verify/evidence/format.js";
+import { toBase64url, toHex, bytesToBigInt } from "../../subgraphs/verify/evidence/encoding.js";
+import type { ChipChallenge } from "../../subgraphs/verify/evidence/schema.js";
+import { createPostgresDatabase } from "../support/db.js";
+import { eventually, graphql, startTestPlatform, type TestPlatform } from "../support/platform.js";
+
+export const ONBOARDING_TOKEN = "dev-onboarding-token";
+export const OPERATOR_TOKEN = "dev-operator-token";
+export const BEARER = `Bearer ${ONBOARDING_TOKEN}`;
+export const CHALLENGE_FIELDS = [
+  "chainId",
+  "didController",
+  "expiresAt",
+  "machineDid",
+  "machineId",
+  "nonce",
+  "profile",
+  "protocol",
+  "verifier",
+] as const;
+export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Per-IP limits no test meets unless it asks for small ones. */
+export const GENEROUS_LIMITS = {
+  RATE_LIMIT_CHALLENGE_PER_IP: "100000",
+  RATE_LIMIT_EVIDENCE_PER_IP: "100000",
+  RATE_LIMIT_VERIFY_API_PER_IP: "100000",
+  RATE_LIMIT_VERIFY_READ_PER_IP: "100000",
+} as const;
+
+export const usesPostgres = Boolean(process.env.DATABASE_URL);
+
+/** Hook timeout for starting a platform: seconds alone, but minutes on a loaded 2-core machine running other suites. */
+export const PLATFORM_START_TIMEOUT_MS = 300_000;
+export const POSTGRES_SKIP_MESSAGE = "DATABASE_URL is unset: the PostgreSQL cases are skipped";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Platform
+
+export interface VerifyPlatform extends TestPlatform {
+  /** URL of this platform's own PostgreSQL database, when the run has DATABASE_URL; undefined on PGlite. */
+  databaseUrl?: string;
+  challengeUrl: string;
+  evidenceUrl: string;
+}
+
+/**
+ * Starts the real platform with generous per-IP limits. With DATABASE_URL set, it runs on its own throw-away
+ * PostgreSQL database (dropped on close), so the same tests cover both database kinds.
+ */
+export async function startVerifyPlatform(env: Record<string, string> = {}): Promise<VerifyPlatform> {
+  const scratch = usesPostgres && !env.DATABASE_URL ? await createPostgresDatabase() : undefined;
+  const databaseUrl = env.DATABASE_URL ?? scratch?.url;
+  let p: TestPlatform;
+  try {
+    p = await startTestPlatform({ ...GENEROUS_LIMITS, ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  } catch (error) {
+    await scratch?.drop();
+    throw error;
+  }
+  return {
+    ...p,
+    databaseUrl,
+    challengeUrl: `${p.http}/v1/verify/chip/challenge`,
+    evidenceUrl: `${p.http}/v1/verify/chip/evidence`,
+    async close() {
+      await p.close();
+      await scratch?.drop();
+    },
+  };
+}
+
+/** One query on a platform's PostgreSQL database (a separate connection, as an operator would look). */
+export async function sql<T extends Record<string, unknown>>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Number of challenge rows, or undefined on PGlite (which belongs to the platform's process alone). */
+export async function challengeRowCount(p: VerifyPlatform): Promise<number | undefined> {
+  if (!p.databaseUrl) return undefined;
+  const [row] = await sql<{ n: string }>(p.databaseUrl, "SELECT count(*) AS n FROM verify_challenge");
+  return Number(row.n);
+}
+
+/** The row of a challenge by its nonce (PostgreSQL only). */
+export async function challengeRow(databaseUrl: string, nonce: string) {
+  const nonceHash = createHash("sha256").update(Buffer.from(nonce.slice(2), "hex")).digest("hex");
+  const [row] = await sql<{ state: string; submission_hash: string | null; receipt_id: string | null }>(
+    databaseUrl,
+    "SELECT state, submission_hash, receipt_id FROM verify_challenge WHERE nonce_hash = $1",
+    [nonceHash],
+  );
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP
+
+export interface HttpAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json(): any;
+}
+
+/** Keep-alive agent for the bulk tests (fuzz), so thousands of requests reuse a few sockets. */
+export const keepAliveAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+export interface SendOptions {
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Uint8Array;
+  /** Source address on the loopback network (127.0.0.0/8): a distinct client IP for the per-IP limits. */
+  localAddress?: string;
+  agent?: http.Agent;
+}
+
+/**
+ * One HTTP request with exactly the given headers plus Host, and Content-Length for a body (an explicit
+ * `transfer-encoding: chunked` header sends the body chunked instead).
+ */
+export function send(url: string, options: SendOptions = {}): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...(options.headers ?? {}) };
+    const chunked = Object.keys(headers).some((name) => name.toLowerCase() === "transfer-encoding");
+    if (options.body !== undefined && !chunked) headers["content-length"] = String(Buffer.byteLength(options.body));
+    const request = http.request(
+      url,
+      {
+        method: options.method ?? "POST",
+        headers,
+        localAddress: options.localAddress,
+        agent: options.agent ?? false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: response.statusCode!, headers: response.headers, text, json: () => JSON.parse(text) });
+        });
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    if (options.body !== undefined && chunked) request.write(options.body);
+    request.end(chunked ? undefined : options.body);
+  });
+}
+
+/** Headers of an authorised JSON POST; `undefined` removes a header. */
+export function postHeaders(overrides: Record<string, string | string[] | undefined> = {}): Record<string, string | string[]> {
+  const headers: Record<string, string | string[] | undefined> = {
+    authorization: BEARER,
+    "content-type": "application/json",
+    accept: "application/json",
+    ...overrides,
+  };
+  return Object.fromEntries(Object.entries(headers).filter((e): e is [string, string | string[]] => e[1] !== undefined));
+}
+
+export function postChallenge(p: VerifyPlatform, body: string | Uint8Array, options: Omit<SendOptions, "body"> = {}) {
+  return send(p.challengeUrl, { ...options, headers: options.headers ?? postHeaders(), body });
+}
+
+export function postEvidence(p: VerifyPlatform, body: string | Uint8Array, options: Omit<SendOptions, "body"> = {}) {
+  return send(p.evidenceUrl, { ...options, headers: options.headers ?? postHeaders(), body });
+}
+
+/** A fresh challenge for the machine, asserting the 201. */
+export async function issueChallenge(p: VerifyPlatform, machineId: string, options: Omit<SendOptions, "body"> = {}): Promise<ChipChallenge> {
+  const answer = await postChallenge(p, JSON.stringify({ machineId }), options);
+  expect(answer.status, answer.text).toBe(201);
+  return answer.json() as ChipChallenge;
+}
+
+/** Headers every verify answer carries. */
+export function expectVerifyHeaders(answer: HttpAnswer) {
+  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+  expect(answer.headers["cache-control"]).toBe("no-store");
+}
+
+/** The documented envelope with `code`, the verify headers, and no Retry-After unless the code carries one. */
+export function expectVerifyError(answer: HttpAnswer, status: number, code: string) {
+  expect({ status: answer.status, body: answer.text }).toEqual({ status, body: expect.stringContaining(`"code":"${code}"`) });
+  expectVerifyHeaders(answer);
+  const body = answer.json();
+  expect(Object.keys(body)).toEqual(["detail"]);
+  expect(Object.keys(body.detail)).toEqual(["code", "message"]);
+  expect(body.detail.code).toBe(code);
+  if (code !== "SUBMISSION_IN_PROGRESS") expect(answer.headers["retry-after"]).toBeUndefined();
+  return body;
+}
+
+export function expectReceipt(answer: HttpAnswer, receiptId?: string): string {
+  expect(answer.status, answer.text).toBe(202);
+  expectVerifyHeaders(answer);
+  expect(answer.headers["retry-after"]).toBeUndefined();
+  const body = answer.json();
+  expect(Object.keys(body)).toEqual(["receiptId", "status"]);
+  expect(body.status).toBe("accepted");
+  expect(body.receiptId).toMatch(UUID_SHAPE);
+  if (receiptId !== undefined) expect(body.receiptId).toBe(receiptId);
+  return body.receiptId;
+}
+
+/** Errors never echo the token, the nonce, the evidence or an identifier. */
+export function expectNoEcho(answer: HttpAnswer, ...secrets: string[]) {
+  for (const secret of [ONBOARDING_TOKEN, ...secrets]) expect(answer.text).not.toContain(secret);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL
+
+export const CREATE_CHALLENGE = `mutation ($id: String!) { createChipChallenge(machineId: $id) {
+  chainId didController expiresAt machineDid machineId nonce profile protocol verifier } }`;
+export const SUBMIT_EVIDENCE = `mutation ($evidence: String!) { submitChipEvidence(evidence: $evidence) { receiptId status } }`;
+
+/** The first error code of a GraphQL answer (undefined on success), checking no stack trace leaks. */
+export async function graphqlCode(p: TestPlatform, query: string, variables: Record<string, unknown>, authorization?: string) {
+  const { body } = await graphql(p.graphql, query, variables, authorization ? { authorization } : {});
+  if (body.errors) expect(body.errors[0]).not.toHaveProperty("extensions.stacktrace");
+  return { code: body.errors?.[0]?.extensions?.code as string | undefined, data: body.data, errors: body.errors };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Evidence
+
+/** Valid evidence for a challenge of a demo machine: its chip, and its effective controller's key. */
+export function evidenceFor(challenge: ChipChallenge, machine: DemoMachine, controllerPrivateKey = machine.controllerPrivateKey): string {
+  return buildEvidence({
+    challenge,
+    leafCertPem: machine.chip.leafCertPem,
+    chipPrivateKeyPem: machine.chip.privateKeyPem,
+    controllerPrivateKey,
+  });
+}
+
+/**
+ * Evidence whose signatures come from the given keys, assembled like the kit's `finalize` but without its guard
+ * (the kit refuses to emit a controller signature that does not recover to the challenge's controller).
+ */
+export function craftEvidence(input: {
+  challenge: ChipChallenge;
+  leafCertPem: string;
+  /** Key that signs the chip prehash; any P-256 key, not necessarily the leaf's. */
+  chipSigningKeyPem: string;
+  controllerPrivateKey: string;
+}): string {
+  const prepared = prepare(input.challenge, input.leafCertPem);
+  const raw = signPrehash(input.chipSigningKeyPem, prepared.prehash);
+  const chipSignature = encodeChipSignature({ r: bytesToBigInt(raw.subarray(0, 32)), s: bytesToBigInt(raw.subarray(32)) });
+  const controllerSignature = new Wallet(input.controllerPrivateKey).signMessageSync(controllerMessage(prepared, chipSignature));
+  return canonicalize({
+    certificate: {
+      fingerprintSha256: prepared.transcript.certificateFingerprintSha256,
+      leafDerBase64url: toBase64url(prepared.leafDer),
+      publicKey: toHex(prepared.publicKey),
+    },
+    chipRef: prepared.chipRef,
+    controllerProof: { scheme: "eip191-secp256k1", signature: controllerSignature },
+    evidenceSchema: evidenceSchemaFor(input.challenge.verifier),
+    profile: input.challenge.profile,
+    proof: { chipSignature: toHex(chipSignature) },
+    revocationStatus: "not_evaluated",
+    transcript: prepared.transcript,
+    trustBundle: trustBundleFor(input.challenge.profile),
+  })!;
+}
+
+/** The canonical evidence with one member (dotted path) replaced; signatures are left as they were. */
+export function withMember(evidence: string, memberPath: string, value: unknown): string {
+  const root = JSON.parse(evidence);
+  const parts = memberPath.split(".");
+  let holder = root;
+  for (const part of parts.slice(0, -1)) holder = holder[part];
+  holder[parts.at(-1)!] = value;
+  return canonicalize(root)!;
+}
+
+/** A labelled way to turn the valid evidence text into a body that must be refused. */
+export type EvidenceEdit = [label: string, make: (evidence: string) => string | Uint8Array];
+
+/** Same members, another spelling: pretty printing, member order, escapes, ... (each is 400 INVALID_REQUEST). */
+export const NON_CANONICAL_FORMS: EvidenceEdit[] = [
+  ["pretty printed", (e) => JSON.stringify(JSON.parse(e), null, 2)],
+  ["root members reordered", (e) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(e)).reverse()))],
+  [
+    "transcript members reordered",
+    (e) => {
+      const root = JSON.parse(e);
+      return JSON.stringify({ ...root, transcript: Object.fromEntries(Object.entries(root.transcript).reverse()) });
+    },
+  ],
+  ["needless escape \\u0063 in a member name", (e) => e.replace('{"certificate":', '{"\\u0063ertificate":')],
+  ["needless escape \\u0061 in a value", (e) => e.replace('"vendor-chip-ca306/1"', '"vendor-chip-c\\u0061306/1"')],
+  ["escaped slash", (e) => e.replace("chip-evidence/1", "chip-evidence\\/1")],
+  ["a number instead of a decimal string", (e) => e.replace('"chainId":"3338"', '"chainId":3338')],
+  ["a number in exponent form", (e) => e.replace('"chainId":"3338"', '"chainId":3.338e3')],
+  ["UTF-8 byte order mark", (e) => new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from(e)])],
+  ["trailing newline", (e) => `${e}\n`],
+  ["trailing CRLF", (e) => `${e}\r\n`],
+  ["leading space", (e) => ` ${e}`],
+  ["space after a colon", (e) => e.replace('"chipRef":', '"chipRef": ')],
+  ["duplicate member", (e) => e.replace('{"certificate":', `{"certificate":${JSON.stringify(JSON.parse(e).certificate)},"certificate":`)],
+  ["duplicate member in the transcript", (e) => e.replace('"chainId":"3338"', '"chainId":"3338","chainId":"3338"')],
+  ["not UTF-8", (e) => new Uint8Array([...Buffer.from(e.slice(0, -2)), 0xff, ...Buffer.from(e.slice(-2))])],
+];
+
+const EVIDENCE_MEMBERS: Array<[holder: string, members: readonly string[]]> = [
+  ["", ["certificate", "chipRef", "controllerProof", "evidenceSchema", "profile", "proof", "revocationStatus", "transcript", "trustBundle"]],
+  ["certificate", ["fingerprintSha256", "leafDerBase64url", "publicKey"]],
+  ["controllerProof", ["scheme", "signature"]],
+  ["proof", ["chipSignature"]],
+  ["transcript", [...CHALLENGE_FIELDS, "certificateFingerprintSha256"]],
+];
+
+/** Missing, extra, null and wrongly typed members at every level, canonical bytes otherwise (400 INVALID_REQUEST). */
+export const WRONG_MEMBERS: EvidenceEdit[] = (() => {
+  const edit = (label: string, holder: string, change: (object: any) => void): EvidenceEdit => [
+    label,
+    (evidence) => {
+      const root = JSON.parse(evidence);
+      change(holder ? root[holder] : root);
+      return canonicalize(root)!;
+    },
+  ];
+  const cases: EvidenceEdit[] = [];
+  for (const [holder, members] of EVIDENCE_MEMBERS) {
+    const where = holder || "root";
+    for (const member of members) {
+      cases.push(edit(`${where}.${member} missing`, holder, (object) => delete object[member]));
+      cases.push(edit(`${where}.${member} null`, holder, (object) => (object[member] = null)));
+      cases.push(
+        edit(`${where}.${member} wrongly typed`, holder, (object) => {
+          object[member] = typeof object[member] === "string" ? [object[member]] : JSON.stringify(object[member]);
+        }),
+      );
+    }
+    cases.push(edit(`${where} with an extra member`, holder, (object) => (object.extra = "x")));
+  }
+  cases.push(["an array around the evidence", (e) => canonicalize([JSON.parse(e)])!]);
+  cases.push(["an object around the evidence", (e) => canonicalize({ evidence: JSON.parse(e) })!]);
+  cases.push(["the evidence as a JSON string", (e) => JSON.stringify(e)]);
+  return cases;
+})();
+
+// ---------------------------------------------------------------------------------------------------------------
+// Chain actions with the demo keys
+
+function adminAndProvider(p: TestPlatform) {
+  const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
+  return { provider, admin: new Wallet(DEV_DEPLOYER_KEY, provider) };
+}
+
+async function transact(p: TestPlatform, signWith: (provider: ReturnType<typeof createProvider>) => Promise<{ wait(): Promise<unknown> }>) {
+  const { provider } = adminAndProvider(p);
+  try {
+    await (await signWith(provider)).wait();
+  } finally {
+    provider.destroy();
+  }
+}
+
+/** The NFT owner sets a new DID controller; resolves once the read route shows it. */
+export async function setController(p: TestPlatform, machine: DemoMachine, controller: string): Promise<void> {
+  await transact(p, (provider) =>
+    connectContract("MachineRegistry", p.platform.chain!.addresses, new Wallet(machine.ownerPrivateKey, provider)).setController(
+      machine.machineId,
+      controller,
+    ),
+  );
+  await eventually(async () => {
+    const body = await (await fetch(`${p.http}/v1/verify/machines/${machine.machineId}`)).json();
+    return body.didController?.address === controller ? true : undefined;
+  });
+}
+
+/** The admin deactivates the machine; resolves once the platform's chain reader has seen the block. */
+export async function deactivateMachine(p: VerifyPlatform, machineId: string): Promise<void> {
+  await transact(p, (provider) =>
+    connectContract("MachineRegistry", p.platform.chain!.addresses, new Wallet(DEV_DEPLOYER_KEY, provider)).deactivate(machineId),
+  );
+  // Issuing a challenge for a deactivated machine is refused: that tells the reader has caught up.
+  const probeHeaders = postHeaders();
+  await eventually(async () => {
+    const answer = await send(p.challengeUrl, { headers: probeHeaders, body: JSON.stringify({ machineId }) });
+    return answer.status === 409 ? true : undefined;
+  });
+}
+
+/** Mines one block (anvil), e.g. so a time-based status is computed at a newer block timestamp. */
+export async function mineBlock(p: TestPlatform): Promise<void> {
+  const { provider } = adminAndProvider(p);
+  try {
+    await provider.send("evm_mine", []);
+  } finally {
+    provider.destroy();
+  }
+}
+
+/**
+ * Stops the embedded anvil node and waits until the platform's chain reader has noticed (the read route answers 503).
+ * Each probe comes from its own loopback address, so probing spends no per-IP budget a test relies on.
+ */
+export async function stopChain(p: TestPlatform): Promise<void> {
+  await p.platform.chain!.stop();
+  let probe = 0;
+  await eventually(async () => {
+    probe += 1;
+    const answer = await send(`${p.http}/v1/verify/machines/1`, { method: "GET", localAddress: `127.0.9.${probe % 250}` });
+    return answer.status === 503 ? true : undefined;
+  }, 15_000);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Time
+
+/** Resolves once the wall clock has passed `unixSeconds` (challenge expiry is `now >= expiresAt`). */
+export async function waitUntilPast(unixSeconds: string | number): Promise<void> {
+  const waitMs = Number(unixSeconds) * 1000 - Date.now() + 50;
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Operator CLI
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node --import tsx gateway/cli/main.ts ...args` against a test platform (its data dir and gateway). */
+export function runCli(p: TestPlatform, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "gateway", "cli", "main.ts"), ...args], {
+      cwd: root,
+      // A generous RPC deadline: a loaded machine must not turn a slow answer into a failed CLI run.
+      env: { ...process.env, DATA_DIR: p.dataDir, GRAPHQL_URL: p.graphql, LOG_LEVEL: "silent", CHAIN_TIMEOUT_MS: "30000", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
