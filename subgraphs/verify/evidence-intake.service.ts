@@ -4,7 +4,6 @@
  * rebuilt from the chain. A failed check is final for the challenge; chain and store failures leave it retryable with
  * the same file.
  */
-import { createHash } from "node:crypto";
 import type { ChainReads } from "../shared/chain/types.js";
 import type { PlatformConfig } from "../shared/config.js";
 import { parseMachineId } from "../shared/machine-id.js";
@@ -13,20 +12,18 @@ import { nonceHashOf } from "./challenge.service.js";
 import type { IntakeReceipt } from "./challenge.type.js";
 import { trustedNowMs, type Clock } from "./clock.js";
 import { VerifyErrors } from "./errors.js";
-import { parseCanonicalJson } from "./evidence/canonical.js";
 import { checkEvidence } from "./evidence/check.js";
 import { receiptIdFor } from "./evidence/format.js";
-import { validateEvidenceShape, type EvidenceFile } from "./evidence/schema.js";
+import { parseEvidenceFile } from "./evidence/parse.js";
+import type { EvidenceFile } from "./evidence/schema.js";
 import type { TrustBundle } from "./evidence/trust.js";
 import { readMachineContext } from "./machine-context.js";
 import { inStore } from "./store.js";
 
-/** Document 1: the evidence body is at most 16,384 bytes. */
-export const MAX_EVIDENCE_BYTES = 16_384;
+/** Stored like `nonce_hash`: lowercase hex without `0x`. */
+const submissionHashOf = (evidenceHash: string) => evidenceHash.slice(2);
 const RETRY_AFTER_MIN = 1;
 const RETRY_AFTER_MAX = 120;
-
-const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
 export class EvidenceIntakeService {
   constructor(
@@ -39,13 +36,15 @@ export class EvidenceIntakeService {
   ) {}
 
   async submit(body: string): Promise<IntakeReceipt> {
-    const evidence = this.parse(body);
+    // Size, canonical bytes, closed shape: every failure leaves the challenge untouched.
+    const parsed = parseEvidenceFile(Buffer.from(body, "utf8"));
+    if (!parsed.ok) throw VerifyErrors.invalidRequest();
+    const { evidence, evidenceHash } = parsed;
     const nowMs = trustedNowMs(this.clock, this.config.verify.clockFloorUnix);
-    const submissionHash = sha256Hex(body);
     const leaseMs = this.config.verify.checkingLeaseSeconds * 1000;
 
     const claim = await inStore(
-      () => this.repository.claim(nonceHashOf(evidence.transcript.nonce), submissionHash, nowMs, leaseMs),
+      () => this.repository.claim(nonceHashOf(evidence.transcript.nonce), submissionHashOf(evidenceHash), nowMs, leaseMs),
       this.log,
     );
     switch (claim.kind) {
@@ -64,22 +63,8 @@ export class EvidenceIntakeService {
       case "expired":
         throw VerifyErrors.challengeExpired();
       case "claimed":
-        return this.check(body, evidence, claim.challenge, claim.lease, submissionHash);
+        return this.check(body, evidence, claim.challenge, claim.lease, evidenceHash);
     }
-  }
-
-  /** Canonical bytes and the closed shape; every failure here leaves the challenge untouched. */
-  private parse(body: string): EvidenceFile {
-    if (Buffer.byteLength(body, "utf8") > MAX_EVIDENCE_BYTES) throw VerifyErrors.invalidRequest();
-    let parsed: unknown;
-    try {
-      parsed = parseCanonicalJson(body);
-    } catch {
-      throw VerifyErrors.invalidRequest();
-    }
-    const shape = validateEvidenceShape(parsed);
-    if (!shape.ok) throw VerifyErrors.invalidRequest();
-    return shape.evidence;
   }
 
   private async check(
@@ -87,7 +72,7 @@ export class EvidenceIntakeService {
     evidence: EvidenceFile,
     challenge: ChallengeRow,
     lease: Date,
-    submissionHash: string,
+    evidenceHash: string,
   ): Promise<IntakeReceipt> {
     let verdict: { ok: true; chipRef: string } | { ok: false; reason: string };
     try {
@@ -103,7 +88,6 @@ export class EvidenceIntakeService {
       if (!recorded) return this.afterLostLease(body);
       throw VerifyErrors.evidenceRejected();
     }
-    const evidenceHash = `0x${submissionHash}`;
     const receiptId = receiptIdFor(challenge.protocol, challenge.id, evidenceHash);
     const stored = await inStore(
       () =>
