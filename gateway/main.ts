@@ -1,9 +1,14 @@
 /**
  * Process entry: `tsx gateway/main.ts [all | subgraph <name> | gateway | rest]` (`npm start` runs `all`).
+ *
+ * Production mode unless told otherwise: graphql-js checks every `instanceof` against a second copy of itself in
+ * development mode, a measurable share of each request. It reads NODE_ENV once, when it loads, so it is set here
+ * before anything else is imported.
  */
-import "reflect-metadata";
-import { loadConfig } from "../subgraphs/shared/config.js";
-import { consoleLogger, parseRole, startPlatform } from "./platform.js";
+process.env.NODE_ENV ??= "production";
+await import("reflect-metadata");
+const { loadConfig } = await import("../subgraphs/shared/config.js");
+const { consoleLogger, parseRole, startPlatform } = await import("./platform.js");
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -92,11 +92,11 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
       subgraphs[name] = { url };
     }
     const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs });
-    closer.add(() => gateway.stop());
-    const listener = await listenGraphQL(gateway, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: true });
+    closer.add(() => gateway.server.stop());
+    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: true });
     closer.add(() => listener.close());
     logger.info(`gateway: ${listener.url}`);
-    return { urls: { graphql: listener.url }, gateway, close };
+    return { urls: { graphql: listener.url }, gateway: gateway.server, close };
   }
 
   if (role.kind === "subgraph" && (!config.databaseUrl || !config.chain.rpcUrl)) {
@@ -149,8 +149,8 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const subgraphs = {} as Record<SubgraphName, SubgraphEndpoint>;
   for (const name of SUBGRAPH_NAMES) subgraphs[name] = { schema: schemas[name] };
   const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs });
-  closer.add(() => gateway.stop());
-  const graphql = await listenGraphQL(gateway, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: false });
+  closer.add(() => gateway.server.stop());
+  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: false });
   closer.add(() => graphql.close());
   const restUrls = await listenRest(config, createLocalExecutor(gateway), closer);
   const urls: Record<string, string> = { graphql: graphql.url, ...restUrls, rpc: chain.rpcUrl };
@@ -159,7 +159,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   logger.info(`REST (document 3):      ${urls.markets}/api/v1`);
   logger.info(`chain RPC:              ${urls.rpc}`);
   if (chain.demo) logger.info(`demo fixture:           ${config.dataDir}/demo.json`);
-  return { urls, chain, gateway, verify, close };
+  return { urls, chain, gateway: gateway.server, verify, close };
 }
 
 async function listenRest(config: PlatformConfig, executor: GraphQLExecutor, closer: Closer): Promise<Record<string, string>> {

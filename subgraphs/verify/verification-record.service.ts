@@ -16,11 +16,41 @@ export const READ_ERRORS = {
     new DomainError("VERIFY_READ_UNAVAILABLE", "The verification record cannot be served now."),
 };
 
+/** Records of the current block; a new block starts an empty cache. Bounded so a scan of IDs cannot grow it. */
+const MAX_CACHED_RECORDS = 10_000;
+
 export class VerificationRecordService {
+  private cachedBlock: number | null = null;
+  private readonly cached = new Map<string, Promise<MachineVerificationRecord>>();
+
   constructor(
     private readonly chain: ChainReads,
     private readonly namespace: ServiceNamespace,
   ) {}
+
+  /**
+   * The record is a function of chain state at the pinned block, so it is kept for that block (failures are not
+   * kept). The chain reader caches each call per block too; this saves assembling the same record again.
+   */
+  record(machineIdText: string): Promise<MachineVerificationRecord> {
+    const block = this.chain.pinnedBlock;
+    if (block === null) return this.build(machineIdText);
+    if (block !== this.cachedBlock) {
+      this.cached.clear();
+      this.cachedBlock = block;
+    }
+    let record = this.cached.get(machineIdText);
+    if (!record) {
+      record = this.build(machineIdText);
+      if (this.cached.size >= MAX_CACHED_RECORDS) this.cached.clear();
+      this.cached.set(machineIdText, record);
+      const kept = record;
+      kept.catch(() => {
+        if (this.cached.get(machineIdText) === kept) this.cached.delete(machineIdText);
+      });
+    }
+    return record;
+  }
 
   /** True when the machine registry knows the ID (any home chain, deactivated or not). */
   async exists(machineIdText: string): Promise<boolean> {
@@ -34,7 +64,7 @@ export class VerificationRecordService {
     }
   }
 
-  async record(machineIdText: string): Promise<MachineVerificationRecord> {
+  private async build(machineIdText: string): Promise<MachineVerificationRecord> {
     const machineId = parseMachineId(machineIdText);
     if (machineId === null) throw READ_ERRORS.invalidMachineId();
     try {

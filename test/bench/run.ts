@@ -61,7 +61,6 @@ async function main(): Promise<void> {
         RATE_LIMIT_CHALLENGE_PER_IP: "1000000000",
         VERIFY_OPEN_CHALLENGES_PER_MACHINE: "1000000000",
         VERIFY_OPEN_CHALLENGES_TOTAL: "1000000000",
-        LOG_LEVEL: "error",
       }),
     );
     const readUrl = `http://127.0.0.1:${httpPort}/v1/verify/machines/1`;

@@ -187,11 +187,12 @@ export class ChainReader implements ChainReads {
     map: (result: Result) => T,
   ): Promise<T> {
     const block = this.block ?? (await this.refreshHead());
-    const { to, data } = this.encodeCall(name, method, args);
-    const key = `${kind}|${to}|${data}`;
+    // A hit must stay a Map lookup: no ABI encoding (keccak of the signature) before it.
+    const key = `${kind}|${name}.${method}${JSON.stringify(args, bigintAsString)}`;
     const hit = block.entries.get(key) as Promise<T> | undefined;
     if (hit) return hit;
 
+    const { to, data } = this.encodeCall(name, method, args);
     const pending = this.call(name, method, to, data, block.tag).then((result) => {
       try {
         return map(result);
@@ -264,6 +265,8 @@ export class ChainReader implements ChainReads {
     return this.headRequest;
   }
 }
+
+const bigintAsString = (_: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
 
 function toStatus(code: unknown): AttestationStatus {
   const status = ATTESTATION_STATUSES[Number(code)];

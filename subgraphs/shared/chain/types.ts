@@ -49,6 +49,8 @@ export interface ChipAttestation {
 }
 
 export interface ChainReads {
+  /** Block number reads are pinned to right now, or null when unknown; derived data may be cached per block. */
+  readonly pinnedBlock: number | null;
   /** Chain ID reported by the node (decimal string). */
   chainId(): Promise<string>;
   /** The machine, or null when the machine registry has no such ID. */
