@@ -68,23 +68,35 @@ interface LockedChallenge extends ChallengeRow {
 export class ChallengeRepository {
   constructor(private readonly db: Database) {}
 
-  /** Inserts the challenge unless the machine or the service is at its cap of open challenges. */
+  /**
+   * Inserts the challenge unless the machine or the service is at its cap of open challenges.
+   *
+   * One batch transaction: the advisory lock first, so issuance is serialised across instances, then one conditional
+   * INSERT whose counts see every challenge committed before the lock was granted (under READ COMMITTED each statement
+   * takes a fresh snapshot). A batch is a single round trip, unlike an interactive transaction, and issuance holds
+   * the lock only that long.
+   */
   async createWithinCaps(
-    challenge: NewChallenge,
+    c: NewChallenge,
     caps: { perMachine: number; total: number },
     nowSeconds: bigint,
   ): Promise<void> {
-    await this.db.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ISSUANCE_LOCK_KEY})`;
-      const [counts] = await tx.$queryRaw<Array<{ machine_open: bigint; total_open: bigint }>>`
-        SELECT count(*) FILTER (WHERE machine_id = ${challenge.machineId}) AS machine_open, count(*) AS total_open
-        FROM verify_challenge
-        WHERE state IN ('issued', 'checking') AND expires_at > ${nowSeconds}`;
-      if (Number(counts.machine_open) >= caps.perMachine || Number(counts.total_open) >= caps.total) {
-        throw new OpenChallengeCapExceeded();
-      }
-      await tx.verifyChallenge.create({ data: { ...challenge, state: "issued" } });
-    });
+    const { prisma } = this.db;
+    const [, inserted] = await prisma.$transaction([
+      prisma.$executeRaw`SELECT pg_advisory_xact_lock(${ISSUANCE_LOCK_KEY})`,
+      prisma.$queryRaw<Array<{ id: string }>>`
+        INSERT INTO verify_challenge (id, nonce_hash, machine_id, machine_did, did_controller, chain_id, profile,
+                                      protocol, verifier, issued_at, expires_at, state, updated_at)
+        SELECT ${c.id}::uuid, ${c.nonceHash}, ${c.machineId}, ${c.machineDid}, ${c.didController}, ${c.chainId},
+               ${c.profile}, ${c.protocol}, ${c.verifier}, ${c.issuedAt}, ${c.expiresAt}, 'issued', now()
+        WHERE (SELECT count(*) FROM verify_challenge
+               WHERE machine_id = ${c.machineId} AND state IN ('issued', 'checking') AND expires_at > ${nowSeconds})
+              < ${caps.perMachine}
+          AND (SELECT count(*) FROM verify_challenge
+               WHERE state IN ('issued', 'checking') AND expires_at > ${nowSeconds}) < ${caps.total}
+        RETURNING id`,
+    ]);
+    if (inserted.length === 0) throw new OpenChallengeCapExceeded();
   }
 
   /**

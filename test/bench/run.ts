@@ -4,7 +4,8 @@
  * 1. GET /v1/verify/machines/{id} through the REST shim (role `all`, warm caches) vs a bare node:http handler
  *    answering the same JSON. Servers run in their own processes; autocannon runs here. Rounds alternate between
  *    the two so machine noise hits both alike; medians are reported.
- * 2. POST /v1/verify/chip/challenge (issuance, real database writes) through the shim.
+ * 2. POST /v1/verify/chip/challenge (issuance, real database writes) through the shim: on embedded PGlite, and on
+ *    PostgreSQL (a throw-away database) when DATABASE_URL is set.
  * 3. Evidence checks per second on one core (in-process checkEvidence on valid evidence) vs the bare ECDSA P-256
  *    verification it contains.
  */
@@ -14,6 +15,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { createPostgresDatabase } from "../support/db.js";
 import { benchEvidenceChecks } from "./evidence-checks.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -49,20 +51,7 @@ async function main(): Promise<void> {
       freePort(), freePort(), freePort(), freePort(), freePort(),
     ]);
     console.error("starting the platform (role all) ...");
-    processes.push(
-      await startRole(["all"], {
-        DATA_DIR: dataDir,
-        HTTP_PORT: String(httpPort),
-        MARKETS_PORT: String(marketsPort),
-        GRAPHQL_PORT: String(graphqlPort),
-        ANVIL_PORT: String(anvilPort),
-        RATE_LIMIT_VERIFY_READ_PER_IP: "1000000000",
-        RATE_LIMIT_VERIFY_API_PER_IP: "1000000000",
-        RATE_LIMIT_CHALLENGE_PER_IP: "1000000000",
-        VERIFY_OPEN_CHALLENGES_PER_MACHINE: "1000000000",
-        VERIFY_OPEN_CHALLENGES_TOTAL: "1000000000",
-      }),
-    );
+    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort])));
     const readUrl = `http://127.0.0.1:${httpPort}/v1/verify/machines/1`;
     const body = Buffer.from(await (await fetch(readUrl)).arrayBuffer());
     const bodyFile = path.join(dataDir, "bench-body.json");
@@ -86,21 +75,26 @@ async function main(): Promise<void> {
     const s = summarize("REST shim -> gateway", shim);
     console.log(`  shim / bare throughput      ${((100 * s.rps) / b.rps).toFixed(1)}%  (target >= 15%)`);
 
-    console.error("challenge issuance ...");
-    const issuance: Sample[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      issuance.push(
-        await load({
-          url: `http://127.0.0.1:${httpPort}/v1/verify/chip/challenge`,
-          method: "POST",
-          headers: { authorization: "Bearer dev-onboarding-token", "content-type": "application/json" },
-          body: JSON.stringify({ machineId: "2" }),
-        }),
-      );
+    console.log(`\nPOST /v1/verify/chip/challenge, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION_S}s rounds (medians)`);
+    const pglite = summarize("issuance, PGlite (embedded)", await issuanceRounds(httpPort));
+    console.log(`  issuance / bare read          ${((100 * pglite.rps) / b.rps).toFixed(1)}%`);
+    if (process.env.DATABASE_URL) {
+      const database = await createPostgresDatabase();
+      try {
+        const pgPorts = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+        const pgPlatform = await startRole(["all"], {
+          ...platformEnv(path.join(dataDir, "pg"), pgPorts),
+          DATABASE_URL: database.url,
+        });
+        processes.push(pgPlatform);
+        summarize("issuance, PostgreSQL", await issuanceRounds(pgPorts[0]!));
+        await pgPlatform.stop();
+      } finally {
+        await database.drop();
+      }
+    } else {
+      console.log("  (set DATABASE_URL to measure issuance on PostgreSQL too)");
     }
-    console.log(`\nPOST /v1/verify/chip/challenge (PGlite, one process), ${CONNECTIONS} connections (medians)`);
-    const i = summarize("challenge issuance", issuance);
-    console.log(`  issuance / bare read          ${((100 * i.rps) / b.rps).toFixed(1)}%`);
 
     console.error("evidence checks ...");
     await benchEvidenceChecks(ROUNDS);
@@ -108,6 +102,38 @@ async function main(): Promise<void> {
     for (const child of processes.reverse()) await child.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Role `all` with every per-IP limit and open-challenge cap out of the way: the bench measures throughput. */
+function platformEnv(dataDir: string, [http, markets, graphql, anvil]: number[]): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(http),
+    MARKETS_PORT: String(markets),
+    GRAPHQL_PORT: String(graphql),
+    ANVIL_PORT: String(anvil),
+    RATE_LIMIT_VERIFY_READ_PER_IP: "1000000000",
+    RATE_LIMIT_VERIFY_API_PER_IP: "1000000000",
+    RATE_LIMIT_CHALLENGE_PER_IP: "1000000000",
+    VERIFY_OPEN_CHALLENGES_PER_MACHINE: "1000000000",
+    VERIFY_OPEN_CHALLENGES_TOTAL: "1000000000",
+  };
+}
+
+async function issuanceRounds(httpPort: number): Promise<Sample[]> {
+  console.error("challenge issuance ...");
+  const samples: Sample[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    samples.push(
+      await load({
+        url: `http://127.0.0.1:${httpPort}/v1/verify/chip/challenge`,
+        method: "POST",
+        headers: { authorization: "Bearer dev-onboarding-token", "content-type": "application/json" },
+        body: JSON.stringify({ machineId: "2" }),
+      }),
+    );
+  }
+  return samples;
 }
 
 function startRoleScript(script: string, args: string[]): Promise<RoleProcess> {
