@@ -117,6 +117,44 @@ describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> 
   });
 });
 
+describe("client kit for integrators: explicit certificate, chip key and controller key", () => {
+  it("builds evidence from key files that the route accepts", async () => {
+    const machine = p.demo.machines.find((m) => m.machineId === "1")!;
+    const challenge = await issueChallenge(p, machine.machineId);
+    const files = {
+      challenge: path.join(p.dataDir, "kit-challenge.json"),
+      cert: path.join(p.dataDir, "kit-leaf.pem"),
+      chipKey: path.join(p.dataDir, "kit-chip.pem"),
+      controllerKey: path.join(p.dataDir, "kit-controller.key"),
+    };
+    await writeFile(files.challenge, JSON.stringify(challenge));
+    await writeFile(files.cert, machine.chip.leafCertPem);
+    await writeFile(files.chipKey, machine.chip.privateKeyPem);
+    await writeFile(files.controllerKey, `${machine.controllerPrivateKey}\n`);
+    const evidence = await cli([
+      "evidence",
+      "--challenge", files.challenge,
+      "--cert", files.cert,
+      "--chip-key", files.chipKey,
+      "--controller-key", files.controllerKey,
+    ]);
+    expectReceipt(await postEvidence(p, evidence));
+  });
+
+  it("refuses mixed or missing key options with usage exit code 2, and a non-challenge file with exit code 1", async () => {
+    const challengeFile = path.join(p.dataDir, "kit-challenge.json");
+    const mixed = await runCli(p, ["evidence", "--challenge", challengeFile, "--machine", "1", "--cert", challengeFile]);
+    expect(mixed.code).toBe(2);
+    const missing = await runCli(p, ["evidence", "--challenge", challengeFile, "--cert", challengeFile]);
+    expect(missing.code).toBe(2);
+    const notAChallenge = path.join(p.dataDir, "not-a-challenge.json");
+    await writeFile(notAChallenge, '{"machineId":"1"}');
+    const wrong = await runCli(p, ["evidence", "--challenge", notAChallenge, "--machine", "1"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toBe("");
+  });
+});
+
 describe("KYB through the CLI", () => {
   it("`attest kyb` makes it verified and `revoke --uid` revoked", async () => {
     const machine = p.machine("active", 1); // operator without any KYB record
