@@ -79,6 +79,9 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
 
   const app = Fastify({
     logger: false,
+    // The per-IP limits key on request.ip: behind a load balancer, TRUST_PROXY lets it name the real client.
+    // (Cast: given the union type, Fastify's overloads pick its HTTP/2 signature; at run time all three forms work.)
+    trustProxy: (deps.config.trustProxy ?? false) as boolean,
     // During shutdown in-flight requests finish normally; Fastify's own 503 body is not in any of our envelopes.
     return503OnClosing: false,
     exposeHeadRoutes: true,

@@ -97,6 +97,11 @@ export interface PlatformConfig {
   /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
   databaseUrl?: string;
   redisUrl?: string;
+  /**
+   * Which proxies may name the client in X-Forwarded-For (Fastify's `trustProxy`): unset trusts none, so the client
+   * IP is the socket address; `true`, a hop count, or comma-separated addresses/CIDRs of the load balancers.
+   */
+  trustProxy?: boolean | number | string;
   /** Accepted onboarding tokens (several at once for rotation). Dev mode default: `dev-onboarding-token`. */
   onboardingTokens: string[];
   /** Tokens of the service operator (evidence awaiting attestation). Dev mode default: `dev-operator-token`. */
@@ -129,6 +134,13 @@ function int(env: Env, name: string, fallback: number): number {
 
 export class ConfigError extends Error {}
 
+function parseTrustProxy(raw: string | undefined): PlatformConfig["trustProxy"] {
+  if (raw === undefined || raw === "" || raw === "false") return undefined;
+  if (raw === "true") return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
 export const DEV_ONBOARDING_TOKEN = "dev-onboarding-token";
 export const DEV_OPERATOR_TOKEN = "dev-operator-token";
 
@@ -157,6 +169,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     onboardingTokens: tokenList(env.ONBOARDING_TOKENS || env.ONBOARDING_TOKEN, DEV_ONBOARDING_TOKEN),
     operatorTokens: tokenList(env.OPERATOR_TOKENS, DEV_OPERATOR_TOKEN),
     vendorTrustBundlePath: env.VENDOR_TRUST_BUNDLE || undefined,

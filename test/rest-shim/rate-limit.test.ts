@@ -89,6 +89,32 @@ describe("with memory counters", () => {
   });
 });
 
+describe("client IP behind a load balancer", () => {
+  const readFrom = (shim: RunningShim, forwardedFor: string) =>
+    call(`${shim.httpUrl}/v1/verify/machines/1`, { headers: { "x-forwarded-for": forwardedFor } });
+
+  it("without TRUST_PROXY, X-Forwarded-For is ignored: every client behind it shares the socket's count", async () => {
+    const shim = await startShim({ config: testConfig({ RATE_LIMIT_VERIFY_READ_PER_IP: "2" }) });
+    try {
+      const answers = [await readFrom(shim, "203.0.113.1"), await readFrom(shim, "203.0.113.2"), await readFrom(shim, "203.0.113.3")];
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+    } finally {
+      await shim.close();
+    }
+  });
+
+  it("with TRUST_PROXY, each forwarded client has its own count", async () => {
+    const shim = await startShim({ config: testConfig({ RATE_LIMIT_VERIFY_READ_PER_IP: "2", TRUST_PROXY: "127.0.0.1" }) });
+    try {
+      const first = [await readFrom(shim, "203.0.113.1"), await readFrom(shim, "203.0.113.1"), await readFrom(shim, "203.0.113.1")];
+      expect(first.map((a) => a.status)).toEqual([200, 200, 429]);
+      expect((await readFrom(shim, "203.0.113.2")).status).toBe(200);
+    } finally {
+      await shim.close();
+    }
+  });
+});
+
 describe("RateLimiter", () => {
   const rule = (name: string, limit: number): RateLimitRule => ({ name, limit, rejection: RATINGS_ERRORS.internal });
 
