@@ -6,8 +6,7 @@
  *   rest             the REST listeners over a remote gateway (GATEWAY_URL)
  * Every role is stateless; correctness across replicas comes from the database.
  */
-import type { ApolloServer } from "@apollo/server";
-import { ApolloServer as Server } from "@apollo/server";
+import { ApolloServer } from "@apollo/server";
 import type { GraphQLSchema } from "graphql";
 import { SUBGRAPH_NAMES, type SubgraphName } from "../subgraphs/index.js";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
@@ -136,10 +135,10 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   if (verify) startCleanupJob(verify, config, logger, closer);
 
   if (role.kind === "subgraph") {
-    const server = new Server<SubgraphContext>({ schema: schemas[role.name], includeStacktraceInErrorResponses: false });
+    const server = new ApolloServer<SubgraphContext>({ schema: schemas[role.name], includeStacktraceInErrorResponses: false });
     await server.start();
     closer.add(() => server.stop());
-    const port = process.env.SUBGRAPH_PORT ? Number(process.env.SUBGRAPH_PORT) : DEFAULT_SUBGRAPH_PORTS[role.name];
+    const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[role.name];
     const listener = await listenGraphQL(server, { host: config.host, port, trustForwardedClientIp: true });
     closer.add(() => listener.close());
     logger.info(`subgraph ${role.name}: ${listener.url}`);

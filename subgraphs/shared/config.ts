@@ -115,6 +115,8 @@ export interface PlatformConfig {
   verify: VerifyLimits;
   /** Remote subgraph URLs (`SUBGRAPH_<NAME>_URL`); a missing entry means in-process. */
   subgraphUrls: Partial<Record<"verify" | "ratings" | "markets", string>>;
+  /** Port of the `subgraph <name>` role; unset: 4001, 4002, 4003 for verify, ratings, markets. */
+  subgraphPort?: number;
   /** Gateway URL for the `rest` role. */
   gatewayUrl?: string;
   /** Seed the demo fixture when the chain is embedded. */
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       ratings: env.SUBGRAPH_RATINGS_URL || undefined,
       markets: env.SUBGRAPH_MARKETS_URL || undefined,
     },
+    subgraphPort: env.SUBGRAPH_PORT ? int(env, "SUBGRAPH_PORT", 0) : undefined,
     gatewayUrl: env.GATEWAY_URL || undefined,
     seedDemo: env.SEED_DEMO !== "0",
     logLevel: (env.LOG_LEVEL as PlatformConfig["logLevel"]) || "info",
