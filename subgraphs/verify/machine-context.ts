@@ -18,8 +18,13 @@ export type ContextLookup =
   | { kind: "deactivated" }
   | { kind: "chainUnavailable" };
 
+/**
+ * Reads at the node's current head, not the block watcher's last poll: a controller change or deactivation mined a
+ * moment ago must already count (document 1: the challenge's controller must still be the controller at submission).
+ */
 export async function readMachineContext(chain: ChainReads, machineId: bigint, didMethod: string): Promise<ContextLookup> {
   try {
+    await chain.syncHead();
     const [machine, chainId] = await Promise.all([chain.getMachine(machineId), chain.chainId()]);
     if (!machine) return { kind: "notFound" };
     if (machine.deactivated) return { kind: "deactivated" };

@@ -72,6 +72,10 @@ export class ChainReader implements ChainReads {
     this.provider.destroy();
   }
 
+  async syncHead(): Promise<void> {
+    await this.pollHead();
+  }
+
   /** Block number reads are pinned to, or null before the first successful poll. */
   get pinnedBlock(): number | null {
     return this.block?.number ?? null;
@@ -105,7 +109,7 @@ export class ChainReader implements ChainReads {
    * it, and an older pinned block would not show it yet.
    */
   async getChipAttestation(uid: string): Promise<ChipAttestation | null> {
-    await this.refreshHead();
+    await this.syncHead();
     return this.cachedView("AttestationRegistry", "getAttestation", [uid], "attestation", ([a]) =>
       a.uid === ZeroHash || Number(a.topic) !== CHIP_TOPIC
         ? null

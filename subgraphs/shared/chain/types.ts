@@ -51,6 +51,11 @@ export interface ChipAttestation {
 export interface ChainReads {
   /** Block number reads are pinned to right now, or null when unknown; derived data may be cached per block. */
   readonly pinnedBlock: number | null;
+  /**
+   * Pins reads to the node's current head now (one `eth_blockNumber`), for decisions that must see the latest state
+   * rather than the block watcher's last poll. Throws ChainUnavailableError when the node cannot answer.
+   */
+  syncHead(): Promise<void>;
   /** Chain ID reported by the node (decimal string). */
   chainId(): Promise<string>;
   /** The machine, or null when the machine registry has no such ID. */
