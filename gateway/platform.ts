@@ -18,7 +18,8 @@ import { createHttpExecutor } from "../rest-shim/http-executor.js";
 import type { GraphQLExecutor } from "../rest-shim/executor.js";
 import { openPlatformChain, type PlatformChain } from "../subgraphs/shared/chain/embedded.js";
 import { trustBundleLoader } from "./trust-bundle.js";
-import { buildSubgraphSchema, type VerifyRuntimeServices } from "./subgraph-runtime.js";
+import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js";
+import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
 import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
 import { startGatewayServer, type SubgraphEndpoint } from "./gateway.js";
 import { createLocalExecutor } from "./local-executor.js";
@@ -30,7 +31,8 @@ export interface RunningPlatform {
   urls: Record<string, string>;
   chain?: PlatformChain;
   gateway?: ApolloServer<SubgraphContext>;
-  verify?: VerifyRuntimeServices;
+  /** The services of the subgraphs this process built (for tests and operator tooling). */
+  services: Partial<SubgraphServices>;
   close(): Promise<void>;
 }
 
@@ -81,7 +83,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   if (role.kind === "rest") {
     if (!config.gatewayUrl) throw new Error("the rest role needs GATEWAY_URL");
     const executor = createHttpExecutor(config.gatewayUrl);
-    return { urls: await listenRest(config, executor, closer), close };
+    return { urls: await listenRest(config, executor, closer), services: {}, close };
   }
   if (role.kind === "gateway") {
     const subgraphs = {} as Record<SubgraphName, SubgraphEndpoint>;
@@ -95,7 +97,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: true });
     closer.add(() => listener.close());
     logger.info(`gateway: ${listener.url}`);
-    return { urls: { graphql: listener.url }, gateway: gateway.server, close };
+    return { urls: { graphql: listener.url }, gateway: gateway.server, services: {}, close };
   }
 
   if (role.kind === "subgraph" && (!config.databaseUrl || !config.chain.rpcUrl)) {
@@ -116,23 +118,26 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   });
   await reader.start();
   closer.add(() => reader.close());
-  const runtime = {
+  const runtime: SubgraphRuntime = {
     config,
     db,
     chain: reader,
+    rpcUrl: chain.rpcUrl,
+    demo: chain.demo,
     trust: trustBundleLoader(config, chain.demo),
     log: (error: unknown) => logger.error("internal error", error),
   };
 
   const names = role.kind === "all" ? SUBGRAPH_NAMES : [role.name];
   const schemas = {} as Record<SubgraphName, GraphQLSchema>;
-  let verify: VerifyRuntimeServices | undefined;
+  const services: Partial<SubgraphServices> = {};
   for (const name of names) {
-    const built = await buildSubgraphSchema(name, runtime);
+    const built = await SUBGRAPH_BUILDERS[name](runtime);
+    if (built.close) closer.add(() => built.close!());
     schemas[name] = built.schema;
-    verify ??= built.services;
+    (services as Record<string, unknown>)[name] = built.services;
+    for (const job of built.jobs ?? []) startJob(job, logger, closer);
   }
-  if (verify) startCleanupJob(verify, config, logger, closer);
 
   if (role.kind === "subgraph") {
     const server = new ApolloServer<SubgraphContext>({ schema: schemas[role.name], includeStacktraceInErrorResponses: false });
@@ -142,7 +147,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     const listener = await listenGraphQL(server, { host: config.host, port, trustForwardedClientIp: true });
     closer.add(() => listener.close());
     logger.info(`subgraph ${role.name}: ${listener.url}`);
-    return { urls: { subgraph: listener.url }, chain, verify, close };
+    return { urls: { subgraph: listener.url }, chain, services, close };
   }
 
   const subgraphs = {} as Record<SubgraphName, SubgraphEndpoint>;
@@ -158,7 +163,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   logger.info(`REST (document 3):      ${urls.markets}/api/v1`);
   logger.info(`chain RPC:              ${urls.rpc}`);
   if (chain.demo) logger.info(`demo fixture:           ${config.dataDir}/demo.json`);
-  return { urls, chain, gateway: gateway.server, verify, close };
+  return { urls, chain, gateway: gateway.server, services, close };
 }
 
 async function listenRest(config: PlatformConfig, executor: GraphQLExecutor, closer: Closer): Promise<Record<string, string>> {
@@ -168,11 +173,12 @@ async function listenRest(config: PlatformConfig, executor: GraphQLExecutor, clo
   return { http: httpUrl, markets: marketsUrl };
 }
 
-function startCleanupJob(verify: VerifyRuntimeServices, config: PlatformConfig, logger: Logger, closer: Closer): void {
-  if (config.verify.cleanupIntervalMs <= 0) return;
+/** Runs a subgraph's background job on its interval (0 or less: never; tests run jobs on demand). */
+function startJob(job: BackgroundJob, logger: Logger, closer: Closer): void {
+  if (job.intervalMs <= 0) return;
   const timer = setInterval(() => {
-    verify.challenges.cleanup().catch((error) => logger.error("challenge cleanup failed", error));
-  }, config.verify.cleanupIntervalMs);
+    job.run().catch((error) => logger.error(`${job.name} failed`, error));
+  }, job.intervalMs);
   timer.unref();
   closer.add(() => clearInterval(timer));
 }

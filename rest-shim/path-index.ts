@@ -5,7 +5,7 @@
  */
 import type { PreparedResponse } from "./errors/table.js";
 import { compilePathPattern, rawPathOf, type PathPattern } from "./path-pattern.js";
-import type { RouteArea, RouteDefinition } from "./routes.js";
+import type { RouteArea, RouteDefinition } from "./route-definition.js";
 
 interface PathEntry {
   readonly pattern: PathPattern;

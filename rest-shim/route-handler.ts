@@ -17,7 +17,7 @@ import { RouteInputError } from "./json-body.js";
 import type { OnboardingTokenCheck } from "./onboarding-auth.js";
 import { compilePathPattern, rawPathOf } from "./path-pattern.js";
 import type { RateLimiter, RateLimitRule } from "./rate-limit.js";
-import type { RouteDefinition, RouteOutcome } from "./routes.js";
+import type { RouteDefinition, RouteOutcome } from "./route-definition.js";
 
 export interface RouteDependencies {
   readonly config: PlatformConfig;

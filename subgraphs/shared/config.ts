@@ -5,6 +5,13 @@
  * and the process entry build a config without touching `process.env`.
  */
 import path from "node:path";
+import { ConfigError, int, list, type Env } from "./config/env.js";
+import { loadMarketsConfig, type MarketsConfig } from "./config/markets.js";
+import { loadRatingsConfig, type RatingsConfig } from "./config/ratings.js";
+
+export { ConfigError } from "./config/env.js";
+export type { MarketsConfig } from "./config/markets.js";
+export type { RatingsConfig } from "./config/ratings.js";
 
 export interface ServiceNamespace {
   /** DID method, e.g. `did:<method>:<machineId>` (spec stand-in: `service`). */
@@ -113,6 +120,10 @@ export interface PlatformConfig {
   chain: ChainConfig;
   rateLimits: RateLimitConfig;
   verify: VerifyLimits;
+  /** Document 2: the ratings subgraph and its routes (config/ratings.ts). */
+  ratings: RatingsConfig;
+  /** Document 3: the markets subgraph and its routes (config/markets.ts). */
+  markets: MarketsConfig;
   /** Remote subgraph URLs (`SUBGRAPH_<NAME>_URL`); a missing entry means in-process. */
   subgraphUrls: Partial<Record<"verify" | "ratings" | "markets", string>>;
   /** Port of the `subgraph <name>` role; unset: 4001, 4002, 4003 for verify, ratings, markets. */
@@ -124,17 +135,6 @@ export interface PlatformConfig {
   /** Log level: silent, error, info. */
   logLevel: "silent" | "error" | "info";
 }
-
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer`);
-  return Number(raw);
-}
-
-export class ConfigError extends Error {}
 
 function parseTrustProxy(raw: string | undefined): PlatformConfig["trustProxy"] {
   if (raw === undefined || raw === "" || raw === "false") return undefined;
@@ -151,7 +151,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
   // Dev mode = embedded chain: fixed, documented tokens so `npm start` works; production must configure its own.
   const devMode = !env.CHAIN_RPC_URL;
   const tokenList = (raw: string | undefined, devDefault: string) => {
-    const tokens = (raw || "").split(",").map((t) => t.trim()).filter(Boolean);
+    const tokens = list(raw);
     return tokens.length > 0 || !devMode ? tokens : [devDefault];
   };
   const addresses: ChainConfig["addresses"] = {};
@@ -204,6 +204,8 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       cleanupIntervalMs: int(env, "VERIFY_CLEANUP_INTERVAL_MS", 60_000),
       clockFloorUnix: int(env, "VERIFY_CLOCK_FLOOR_UNIX", 1_767_225_600), // 2026-01-01T00:00:00Z
     },
+    ratings: loadRatingsConfig(env),
+    markets: loadMarketsConfig(env),
     subgraphUrls: {
       verify: env.SUBGRAPH_VERIFY_URL || undefined,
       ratings: env.SUBGRAPH_RATINGS_URL || undefined,

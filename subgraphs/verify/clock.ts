@@ -7,14 +7,10 @@
  * A wrong clock would issue challenges that are already expired or live far too long, so the service refuses to
  * issue or consume challenges until the clock is sane again.
  */
+import type { Clock } from "../shared/clock.js";
 import { VerifyErrors } from "./errors.js";
 
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
+export { systemClock, type Clock } from "../shared/clock.js";
 
 const CLOCK_CEILING_UNIX = 4_102_444_800; // 2100-01-01T00:00:00Z
 

@@ -332,7 +332,7 @@ describe("expiry and cleanup (dedicated platform: 3 s challenges, cleanup grace 
     expectVerifyError(await postEvidence(q, otherFileFor(unused.evidence)), 409, "CHALLENGE_EXPIRED");
     expect((await graphqlCode(q, SUBMIT_EVIDENCE, { evidence: unused.evidence }, BEARER)).code).toBe("CHALLENGE_EXPIRED");
 
-    expect(await q.platform.verify!.challenges.cleanup()).toBeGreaterThanOrEqual(1);
+    expect(await q.platform.services.verify!.challenges.cleanup()).toBeGreaterThanOrEqual(1);
     expectVerifyError(await postEvidence(q, unused.evidence), 404, "CHALLENGE_NOT_FOUND");
     expect((await graphqlCode(q, SUBMIT_EVIDENCE, { evidence: unused.evidence }, BEARER)).code).toBe("CHALLENGE_NOT_FOUND");
     expectReceipt(await postEvidence(q, consumed.evidence), receiptId); // cleanup keeps consumed challenges

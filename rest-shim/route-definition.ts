@@ -1,0 +1,116 @@
+/**
+ * What a route entry is, the areas of the listeners' path spaces, and the helpers entries share. The entries
+ * themselves are in `routes/<family>.ts`; `routes.ts` is the table of all of them.
+ */
+import type { RateLimitConfig } from "../subgraphs/shared/config.js";
+import type { ShimOperation } from "./executor.js";
+import type { ErrorTable, PreparedResponse } from "./errors/table.js";
+import { MARKETS_ERRORS } from "./errors/markets.js";
+import { RATINGS_ERRORS, ratingsRateLimited } from "./errors/ratings.js";
+import { VERIFY_ERRORS } from "./errors/verify.js";
+import type { Rejection, RequestRules } from "./http-rules.js";
+
+export type ListenerName = "http" | "markets";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type RateLimitName = Exclude<keyof RateLimitConfig, "windowMs">;
+
+/**
+ * A part of a listener's path space whose framework-level answers share one envelope: unknown path (404), known
+ * path with another method (405) and per-IP limits (429). The longest matching prefix wins.
+ */
+export interface RouteArea {
+  readonly listener: ListenerName;
+  readonly prefix: string;
+  readonly notFound: PreparedResponse;
+  readonly methodNotAllowed: PreparedResponse;
+  readonly rateLimited: (limit: number, windowMs: number) => PreparedResponse;
+  /** A failure inside the framework (outside any route's own handling). */
+  readonly internalError: PreparedResponse;
+}
+
+export const AREAS = {
+  verify: {
+    listener: "http",
+    prefix: "/v1/verify/",
+    notFound: VERIFY_ERRORS.required("VERIFY_ROUTE_NOT_FOUND"),
+    methodNotAllowed: VERIFY_ERRORS.required("METHOD_NOT_ALLOWED"),
+    rateLimited: () => VERIFY_ERRORS.required("RATE_LIMITED"),
+    internalError: VERIFY_ERRORS.internal,
+  },
+  // Everything else on the HTTP listener is document 2, whose upstream answers framework errors FastAPI's way.
+  ratings: {
+    listener: "http",
+    prefix: "/",
+    notFound: RATINGS_ERRORS.required("NOT_FOUND"),
+    methodNotAllowed: RATINGS_ERRORS.required("METHOD_NOT_ALLOWED"),
+    rateLimited: ratingsRateLimited,
+    internalError: RATINGS_ERRORS.internal,
+  },
+  // The markets listener serves document 3 only, so every path on it answers in the markets envelope.
+  markets: {
+    listener: "markets",
+    prefix: "/",
+    notFound: MARKETS_ERRORS.required("NOT_FOUND"),
+    methodNotAllowed: MARKETS_ERRORS.required("METHOD_NOT_ALLOWED"),
+    rateLimited: () => MARKETS_ERRORS.required("RATE_LIMITED"),
+    internalError: MARKETS_ERRORS.internal,
+  },
+} as const satisfies Record<string, RouteArea>;
+
+export interface RouteInput {
+  /** Path parameters exactly as sent: not percent-decoded, so `%31` is not a spelling of `1`. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The raw body of routes with a `jsonBody` rule; empty otherwise. */
+  readonly body: Buffer;
+}
+
+/** Either a success body (serialised and encoded once, here) or a code of the route's error table. */
+export type RouteOutcome = { readonly status: number; readonly body: Buffer } | { readonly errorCode: string };
+
+export interface RouteDefinition {
+  readonly method: HttpMethod;
+  /** Path pattern; a `:name` segment is a parameter. No trailing-slash or case variants are served. */
+  readonly path: string;
+  readonly area: RouteArea;
+  /** GraphQL `extensions.code` -> status and envelope for this route's answers (usually the area's family). */
+  readonly errors: ErrorTable;
+  readonly operation: ShimOperation;
+  readonly rules: RequestRules;
+  /** Codes of `errors` for each pre-body rejection the route's rules can produce. */
+  readonly rejections?: Readonly<Record<Rejection, string>>;
+  /** Per-IP limits counting this route (names of `config.rateLimits`). Probes have none. */
+  readonly rateLimits: readonly RateLimitName[];
+  /** Answered when GraphQL cannot be reached: a 503 of the family tells the client to retry. */
+  readonly unavailableCode: string;
+  /**
+   * Answered instead of `unavailableCode` when GraphQL cannot be reached: for liveness, which document 2 defines as
+   * "200 whenever the process runs; checks no connectivity" (a rest process must not look dead when its gateway is).
+   */
+  readonly whenUnavailable?: { readonly status: number; readonly body: Buffer };
+  /** Answered when the path matches but a parameter cannot even be routed (bad %-escape, over 100 characters). */
+  readonly invalidPathCode?: string;
+  /** Throws `RouteInputError` for requests the route refuses itself. */
+  readonly variables: (input: RouteInput) => Record<string, unknown>;
+  readonly respond: (data: Record<string, unknown>) => RouteOutcome;
+}
+
+/** A selected root field that is missing means the operation and the schema disagree: a server bug, answered 500. */
+class MissingDataError extends Error {
+  constructor(field: string) {
+    super(`GraphQL data has no ${field}`);
+    this.name = "MissingDataError";
+  }
+}
+
+export function serializeField(data: Record<string, unknown>, field: string): Buffer {
+  const value = data[field];
+  if (value === null || value === undefined) throw new MissingDataError(field);
+  return Buffer.from(JSON.stringify(value), "utf8");
+}
+
+export const ok = (status: number, field: string) => (data: Record<string, unknown>): RouteOutcome => ({
+  status,
+  body: serializeField(data, field),
+});
+
+export const noVariables = () => ({});

@@ -1,0 +1,17 @@
+/** Reading settings from the environment: the parsers every config section shares. */
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+/** An integer setting; unset or empty gives the fallback, anything but an integer is refused at start. */
+export function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer`);
+  return Number(raw);
+}
+
+/** A comma-separated list; blanks dropped. */
+export function list(raw: string | undefined): string[] {
+  return (raw || "").split(",").map((item) => item.trim()).filter(Boolean);
+}
