@@ -18,6 +18,8 @@ import { createHttpExecutor } from "../rest-shim/http-executor.js";
 import type { GraphQLExecutor } from "../rest-shim/executor.js";
 import { openPlatformChain, type PlatformChain } from "../subgraphs/shared/chain/embedded.js";
 import { trustBundleLoader } from "./trust-bundle.js";
+import { AddressPolicy } from "../subgraphs/shared/net/address-policy.js";
+import { OutboundClient } from "../subgraphs/shared/net/outbound.js";
 import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js";
 import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
 import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
@@ -125,6 +127,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     rpcUrl: chain.rpcUrl,
     demo: chain.demo,
     trust: trustBundleLoader(config, chain.demo),
+    outbound: new OutboundClient(new AddressPolicy(config.outboundAllowCidrs)),
     log: (error: unknown) => logger.error("internal error", error),
   };
 

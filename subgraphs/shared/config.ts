@@ -8,6 +8,7 @@ import path from "node:path";
 import { ConfigError, int, list, type Env } from "./config/env.js";
 import { loadMarketsConfig, type MarketsConfig } from "./config/markets.js";
 import { loadRatingsConfig, type RatingsConfig } from "./config/ratings.js";
+import { AddressPolicy } from "./net/address-policy.js";
 
 export { ConfigError } from "./config/env.js";
 export type { MarketsConfig } from "./config/markets.js";
@@ -120,6 +121,11 @@ export interface PlatformConfig {
   chain: ChainConfig;
   rateLimits: RateLimitConfig;
   verify: VerifyLimits;
+  /**
+   * Addresses or CIDRs the platform may call although they are in a blocked range (loopback, private, ...), for URLs
+   * others chose (OUTBOUND_ALLOW_CIDRS; default none). See subgraphs/shared/net/outbound.ts.
+   */
+  outboundAllowCidrs: string[];
   /** Document 2: the ratings subgraph and its routes (config/ratings.ts). */
   ratings: RatingsConfig;
   /** Document 3: the markets subgraph and its routes (config/markets.ts). */
@@ -141,6 +147,16 @@ function parseTrustProxy(raw: string | undefined): PlatformConfig["trustProxy"] 
   if (raw === "true") return true;
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw;
+}
+
+function outboundAllowList(raw: string | undefined): string[] {
+  const entries = list(raw);
+  try {
+    new AddressPolicy(entries);
+  } catch {
+    throw new ConfigError("OUTBOUND_ALLOW_CIDRS must be comma-separated IP addresses or CIDRs");
+  }
+  return entries;
 }
 
 export const DEV_ONBOARDING_TOKEN = "dev-onboarding-token";
@@ -204,6 +220,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       cleanupIntervalMs: int(env, "VERIFY_CLEANUP_INTERVAL_MS", 60_000),
       clockFloorUnix: int(env, "VERIFY_CLOCK_FLOOR_UNIX", 1_767_225_600), // 2026-01-01T00:00:00Z
     },
+    outboundAllowCidrs: outboundAllowList(env.OUTBOUND_ALLOW_CIDRS),
     ratings: loadRatingsConfig(env),
     markets: loadMarketsConfig(env),
     subgraphUrls: {

@@ -8,6 +8,7 @@
 import type { GraphQLSchema } from "graphql";
 import type { ChainReader } from "./chain/reader.js";
 import type { Clock } from "./clock.js";
+import type { OutboundClient } from "./net/outbound.js";
 import type { PlatformConfig } from "./config.js";
 import type { Database } from "./db/index.js";
 import type { DemoFixture } from "./chain/demo-fixture.js";
@@ -23,6 +24,8 @@ export interface SubgraphRuntime {
   demo: DemoFixture | null;
   /** The pinned chip vendor trust bundle (loaded lazily; a failure is a store failure, not a rejection). */
   trust: () => Promise<TrustBundle>;
+  /** The guarded client for URLs others chose (data_api fetches, provider calls): never a bare fetch. */
+  outbound: OutboundClient;
   clock?: Clock;
   /** Reports an unexpected internal failure (never echoed to clients). */
   log: (error: unknown) => void;
