@@ -56,14 +56,15 @@ export async function ensureDeployment(options: EnsureDeploymentOptions): Promis
   const log = options.log ?? (() => {});
   const previous = readDeployment(options.dataDir);
   const hash = artifactsHash();
-  if (previous && previous.chainId === options.chainId && previous.artifactsHash === hash) {
+  const deployer = new Wallet(options.deployerKey, options.provider);
+  const same = previous?.chainId === options.chainId && previous.artifactsHash === hash && previous.deployer === deployer.address;
+  if (previous && same) {
     if (await hasCodeEverywhere(options.provider, previous.contracts)) return previous.contracts;
     log("chain: recorded contracts have no code (chain state lost); redeploying and reseeding the demo fixture");
   } else if (previous) {
-    log("chain: contracts or chain ID changed since the last deployment; redeploying");
+    log("chain: contracts, chain ID or deployer changed since the last deployment; redeploying");
   }
 
-  const deployer = new Wallet(options.deployerKey, options.provider);
   const contracts = await deployAll(new NonceManager(deployer));
   const record: DeploymentRecord = {
     chainId: options.chainId,
