@@ -140,9 +140,11 @@ export class RedisCounterStore implements CounterStore {
 
 /** Memory counters for one process; Redis counters when `redisUrl` is set, shared by every shim replica. */
 export function createRateLimiter(
-  config: { redisUrl?: string; rateLimits: { windowMs: number } },
+  config: { redisUrl?: string; redisKeyPrefix?: string; rateLimits: { windowMs: number } },
   onOutage?: (errorName: string) => void,
 ): RateLimiter {
-  const store = config.redisUrl ? new RedisCounterStore(config.redisUrl, { onOutage }) : new MemoryCounterStore();
+  const store = config.redisUrl
+    ? new RedisCounterStore(config.redisUrl, { onOutage, keyPrefix: config.redisKeyPrefix })
+    : new MemoryCounterStore();
   return new RateLimiter(store, config.rateLimits.windowMs);
 }

@@ -111,6 +111,8 @@ export interface PlatformConfig {
   /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
   databaseUrl?: string;
   redisUrl?: string;
+  /** Prefix of the rate-limit counters' keys in Redis (deployments or test runs sharing one Redis). */
+  redisKeyPrefix?: string;
   /**
    * Which proxies may name the client in X-Forwarded-For (Fastify's `trustProxy`): unset trusts none, so the client
    * IP is the socket address; `true`, a hop count, or comma-separated addresses/CIDRs of the load balancers.
@@ -208,6 +210,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || undefined,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     onboardingTokens: tokenList(env.ONBOARDING_TOKENS || env.ONBOARDING_TOKEN, DEV_ONBOARDING_TOKEN),
     operatorTokens: tokenList(env.OPERATOR_TOKENS, DEV_OPERATOR_TOKEN),
