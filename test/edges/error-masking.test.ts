@@ -55,7 +55,7 @@ describe("a database outage on the platform", () => {
     expect(status).toBe(200);
     // monetization is non-null, so its failure nulls the machine; each subgraph reports its own outage.
     expect(body.data.machine).toBeNull();
-    expect(new Set(body.errors!.map((e) => e.path?.join(".")))).toEqual(new Set(["machine.monetization", "machine.marketsRegistration"]));
+    expect(new Set(body.errors!.map((e) => (e as { path?: string[] }).path?.join(".")))).toEqual(new Set(["machine.monetization", "machine.marketsRegistration"]));
     for (const error of body.errors!) {
       expect(error).toMatchObject({ message: "The service is unavailable; retry.", extensions: { code: "SERVICE_UNAVAILABLE" } });
     }

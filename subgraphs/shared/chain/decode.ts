@@ -1,10 +1,23 @@
 /** Decoding the registry views the reader serves into the services' types. */
 import { encodeBase58, type Result } from "ethers";
-import type { AttestationStatus, HomeChain, MachineOnChain } from "./types.js";
+import type { AttestationStatus, HomeChain, MachineOnChain, ReadinessProbe } from "./types.js";
 
 const ATTESTATION_STATUSES: readonly AttestationStatus[] = ["unverified", "verified", "expired", "revoked"];
 const HOME_EVM = 0n;
 const HOME_SOLANA = 1n;
+
+/** Readiness with every check false (document 2: the services are not initialised without the registries). */
+export const NOT_READY: ReadinessProbe = Object.freeze({
+  rpc_connected: false,
+  contracts: {
+    identity_registry: false,
+    identity_staking: false,
+    event_registry: false,
+    machine_nft: false,
+    did_registry: false,
+    admin_flags: false,
+  },
+});
 
 export const bigintAsString = (_: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
 

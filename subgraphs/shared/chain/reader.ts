@@ -17,7 +17,7 @@ import { ZeroHash, type JsonRpcProvider, type Result } from "ethers";
 import type { ContractName } from "../config.js";
 import { ChainUnavailableError } from "../errors.js";
 import { contractInterface } from "./artifacts.js";
-import { bigintAsString, toMachine, toStatus } from "./decode.js";
+import { bigintAsString, NOT_READY, toMachine, toStatus } from "./decode.js";
 import { InFlightLimit } from "./in-flight.js";
 import { createProvider } from "./rpc.js";
 import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
@@ -48,12 +48,14 @@ interface BlockCache {
   entries: Map<string, Promise<unknown>>;
 }
 
+type SharedProbe = { result: Promise<ReadinessProbe>; settledAt?: number };
+
 export class ChainReader implements ChainReads {
   private readonly provider: JsonRpcProvider;
   private readonly agent: http.Agent;
   readonly inFlight: InFlightLimit;
   private readonly maxCacheEntries: number;
-  private lastProbe: { result: Promise<ReadinessProbe>; settledAt?: number } | null = null;
+  private lastProbe: SharedProbe | null = null;
   private block: BlockCache | null = null;
   private headRequest: Promise<BlockCache> | null = null;
   private watcher: NodeJS.Timeout | null = null;
@@ -145,7 +147,7 @@ export class ChainReader implements ChainReads {
   probe(): Promise<ReadinessProbe> {
     const last = this.lastProbe;
     if (last && (last.settledAt === undefined || Date.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
-    const entry: { result: Promise<ReadinessProbe>; settledAt?: number } = { result: this.probeNow() };
+    const entry: SharedProbe = { result: this.probeNow() };
     void entry.result.finally(() => (entry.settledAt = Date.now()));
     this.lastProbe = entry;
     return entry.result;
@@ -153,19 +155,8 @@ export class ChainReader implements ChainReads {
 
   private async probeNow(): Promise<ReadinessProbe> {
     const { addresses } = this.options;
-    const notReady: ReadinessProbe = {
-      rpc_connected: false,
-      contracts: {
-        identity_registry: false,
-        identity_staking: false,
-        event_registry: false,
-        machine_nft: false,
-        did_registry: false,
-        admin_flags: false,
-      },
-    };
     // Document 2: without the registries the services are not initialised and every check reads false.
-    if (!addresses.IdentityRegistry || !addresses.MachineRegistry) return notReady;
+    if (!addresses.IdentityRegistry || !addresses.MachineRegistry) return NOT_READY;
 
     const rpcConnected = this.send("eth_blockNumber", []).then(
       () => true,
@@ -255,9 +246,8 @@ export class ChainReader implements ChainReads {
   }
 
   /**
-   * One JSON-RPC request in a free in-flight slot, under the deadline (which includes the wait for the slot); every
-   * failure is a ChainUnavailableError. A request past its deadline keeps its slot until the node answers or the
-   * transport gives up, so the cap bounds the open sockets, not just the waiting callers.
+   * One JSON-RPC request in an in-flight slot, under the deadline (the wait for the slot included); every failure is a
+   * ChainUnavailableError. A request past its deadline keeps its slot until the transport ends it: the cap bounds sockets.
    */
   private async send<T>(method: string, params: unknown[]): Promise<T> {
     const controller = new AbortController();
@@ -270,7 +260,7 @@ export class ChainReader implements ChainReads {
       }, this.options.requestTimeoutMs);
     });
     const sent = this.inFlight.run(() => this.provider.send(method, params), controller.signal);
-    sent.catch(() => {}); // a late failure after the deadline has nobody to tell
+    sent.catch(() => {}); // after the deadline nobody is told
     try {
       return (await Promise.race([sent, deadline])) as T;
     } catch (error) {
