@@ -77,7 +77,7 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
         budgets: rootFieldBudgets(options.supergraphSdl),
         limiter: options.rateLimiter,
         rateLimits: config.rateLimits,
-        onboardingTokens: new BearerTokens(config.onboardingTokens),
+        onboardingTokens: config.onboardingTokens.length > 0 ? new BearerTokens(config.onboardingTokens) : undefined,
       }),
     ],
   });

@@ -45,7 +45,8 @@ export interface PerIpLimitsOptions {
   budgets: ReadonlyMap<RootFieldKey, RootFieldBudget>;
   limiter: RateLimiter;
   rateLimits: RateLimitConfig;
-  onboardingTokens: BearerTokens;
+  /** The onboarding tokens, when this process is configured with them. */
+  onboardingTokens: BearerTokens | undefined;
 }
 
 export function perIpLimits({ budgets, limiter, rateLimits, onboardingTokens }: PerIpLimitsOptions): ApolloServerPlugin<SubgraphContext> {
@@ -60,7 +61,8 @@ export function perIpLimits({ budgets, limiter, rateLimits, onboardingTokens }: 
           for (const field of selectedRootFields(operation, document)) {
             const budget = budgets.get(field);
             if (budget === undefined) throw new Error(`no per-IP budget for ${field}`);
-            if (budget.onlyWithOnboardingToken) {
+            // A process that knows no onboarding tokens (a gateway role without ONBOARDING_TOKENS) counts every call.
+            if (budget.onlyWithOnboardingToken && onboardingTokens !== undefined) {
               tokenAccepted ??= onboardingTokens.accepts(contextValue.authorization);
               if (!tokenAccepted) continue;
             }

@@ -109,7 +109,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     if (!config.gatewayUrl) throw new Error("the rest role needs GATEWAY_URL");
     const executor = createHttpExecutor(config.gatewayUrl, { internalToken: config.internalToken });
     closer.add(() => executor.close?.());
-    const rest = await listenRest(config, executor, limiterFor(config, closer));
+    const rest = await listenRest(config, executor, limiterFor(config, logger, closer));
     closer.addListeners(rest.listeners);
     return { urls: rest.urls, services: {}, close };
   }
@@ -120,7 +120,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
       if (!url) throw new Error(`the gateway role needs SUBGRAPH_${name.toUpperCase()}_URL`);
       subgraphs[name] = { url };
     }
-    const rateLimiter = limiterFor(config, closer);
+    const rateLimiter = limiterFor(config, logger, closer);
     const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
     const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
@@ -186,7 +186,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const subgraphs = {} as Record<SubgraphName, SubgraphEndpoint>;
   for (const name of SUBGRAPH_NAMES) subgraphs[name] = { schema: schemas[name] };
   // One set of per-IP counters for both doors: a REST route and its GraphQL root field spend the same budget.
-  const rateLimiter = limiterFor(config, closer);
+  const rateLimiter = limiterFor(config, logger, closer);
   const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
   const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
@@ -204,8 +204,8 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   return { urls, chain, gateway: gateway.server, services, database: db, close };
 }
 
-function limiterFor(config: PlatformConfig, closer: Closer): RateLimiter {
-  const limiter = createRateLimiter(config, (name) => console.error(`rate-limit: counters unavailable (REDIS_${name}); requests pass`));
+function limiterFor(config: PlatformConfig, logger: Logger, closer: Closer): RateLimiter {
+  const limiter = createRateLimiter(config, (name) => logger.error(`rate-limit: counters unavailable (REDIS_${name}); requests pass`));
   closer.add(() => limiter.close());
   return limiter;
 }
