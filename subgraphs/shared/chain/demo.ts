@@ -25,7 +25,7 @@ import { CONTRACT_NAMES } from "../config.js";
 import { writeSecretFile } from "../data-dir.js";
 import { createDemoVendor } from "../crypto/vendor-ca.js";
 import { connectContract } from "./contracts.js";
-import { DEV_MIN_BOND, waitFor, type ContractAddresses } from "./deploy.js";
+import { DEV_MIN_BOND, minedReceipt, waitFor, type ContractAddresses } from "./deploy.js";
 import { demoWallet } from "./dev-keys.js";
 import {
   demoFixturePath,
@@ -236,7 +236,7 @@ class DemoSeeder {
   /** Sends an attestation and returns its uid, taken from the mined transaction's event. */
   private async attest(method: "attestChip" | "attestKyb", args: unknown[]): Promise<string> {
     const attestations = this.contract("AttestationRegistry");
-    const receipt = await (await attestations[method](...args)).wait();
+    const receipt = await minedReceipt(await attestations[method](...args));
     const event = method === "attestChip" ? "ChipAttested" : "KybAttested";
     for (const entry of receipt.logs) {
       const parsed = attestations.interface.parseLog(entry);
