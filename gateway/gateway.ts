@@ -10,14 +10,25 @@ import { ApolloServer } from "@apollo/server";
 import type { GatewayInterface } from "@apollo/server-gateway-interface";
 import type { GraphQLSchema } from "graphql";
 import type { SubgraphName } from "../subgraphs/index.js";
+import { BearerTokens } from "../subgraphs/shared/bearer.js";
+import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import type { SubgraphContext } from "../subgraphs/shared/context.js";
+import { maskError } from "../subgraphs/shared/error-mask.js";
+import type { RateLimiter } from "../rest-shim/rate-limit.js";
 import { CachedLocalDataSource, ForwardingRemoteDataSource } from "./data-sources.js";
+import { costLimits, perIpLimits } from "./operation-limits.js";
+import { rootFieldBudgets } from "./root-field-budgets.js";
 
 export type SubgraphEndpoint = { schema: GraphQLSchema } | { url: string };
 
 export interface GatewayOptions {
   supergraphSdl: string;
   subgraphs: Record<SubgraphName, SubgraphEndpoint>;
+  config: PlatformConfig;
+  /** The per-IP counters, shared with the REST listeners of the same process (and, through Redis, every replica). */
+  rateLimiter: RateLimiter;
+  /** Hears of every error masked before it reached a client. */
+  report: (error: unknown) => void;
 }
 
 /** What `ApolloGateway.load()` resolves to: the API schema and the executor. */
@@ -29,7 +40,18 @@ export interface RunningGateway {
   loaded: GatewayLoadResult;
 }
 
+/** What every Apollo Server of the platform answers errors with, and whether it explains its schema. */
+export function errorAndSchemaOptions(config: PlatformConfig, report: (error: unknown) => void) {
+  return {
+    formatError: (formatted: Parameters<typeof maskError>[0], error: unknown) => maskError(formatted, error, report),
+    includeStacktraceInErrorResponses: false,
+    // The committed SDL serves schema consumers; a running production server does not describe itself.
+    introspection: config.development,
+  };
+}
+
 export async function startGatewayServer(options: GatewayOptions): Promise<RunningGateway> {
+  const { config } = options;
   // @apollo/gateway exports usage metrics to Apollo and probes cloud metadata endpoints (AWS, GCP, Azure, Alibaba)
   // unless told not to. The platform makes no outbound calls of its own; an operator may still opt in explicitly.
   process.env.APOLLO_TELEMETRY_DISABLED ??= "true";
@@ -38,14 +60,26 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
     buildService: ({ name }) => {
       const endpoint = options.subgraphs[name as SubgraphName];
       if (!endpoint) throw new Error(`supergraph names an unknown subgraph: ${name}`);
-      return "schema" in endpoint ? new CachedLocalDataSource(endpoint.schema) : new ForwardingRemoteDataSource({ url: endpoint.url });
+      if ("schema" in endpoint) return new CachedLocalDataSource(endpoint.schema, options.report);
+      if (!config.internalToken) throw new Error("the gateway needs INTERNAL_TOKEN to call remote subgraphs");
+      return new ForwardingRemoteDataSource(endpoint.url, config.internalToken);
     },
   });
   const loaded = await gateway.load();
+  const cost = costLimits(config.graphql, config.development);
   const server = new ApolloServer<SubgraphContext>({
     gateway: alreadyLoaded(gateway, loaded, options.supergraphSdl),
-    includeStacktraceInErrorResponses: false,
-    introspection: true,
+    ...errorAndSchemaOptions(config, options.report),
+    ...cost,
+    plugins: [
+      ...(cost.plugins ?? []),
+      perIpLimits({
+        budgets: rootFieldBudgets(options.supergraphSdl),
+        limiter: options.rateLimiter,
+        rateLimits: config.rateLimits,
+        onboardingTokens: config.onboardingTokens.length > 0 ? new BearerTokens(config.onboardingTokens) : undefined,
+      }),
+    ],
   });
   await server.start();
   return { server, loaded };

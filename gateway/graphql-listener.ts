@@ -1,22 +1,33 @@
 /**
- * Serves an ApolloServer (the gateway, or one subgraph in the split topology) at `/graphql` over node:http.
- * Only what GraphQL over HTTP needs: JSON bodies up to a limit, GET for queries, 404 elsewhere.
+ * Serves an ApolloServer (the gateway, or one subgraph in the split topology) at `/graphql` through Apollo's Fastify
+ * integration (`@as-integrations/fastify`).
+ *
+ * Why Fastify and not Apollo's standalone server: `startStandaloneServer` fixes the body limit at 50 MB, enables CORS
+ * and hides its `http.Server`, so neither the timeouts nor the connection cap could be set. Fastify is what the REST
+ * shim runs on, so every listener of the platform gets its edges from one place (subgraphs/shared/http/listener.ts):
+ * header, request and idle timeouts, the connection cap, graceful close, and `TRUST_PROXY` for the client IP.
+ *
+ * A body over `GRAPHQL_MAX_BODY_BYTES` is answered 413 before it is read, on a connection that then closes; invalid
+ * JSON 400; any other failure outside Apollo's pipeline 500, all as GraphQL error bodies without internal messages.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { HeaderMap, type ApolloServer } from "@apollo/server";
-import { CLIENT_IP_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
-
-const MAX_BODY_BYTES = 256 * 1024;
+import fastifyApollo from "@as-integrations/fastify";
+import type { ApolloServer } from "@apollo/server";
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
+import { BearerTokens } from "../subgraphs/shared/bearer.js";
+import type { PlatformConfig } from "../subgraphs/shared/config.js";
+import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
+import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
 
 export interface GraphQLListenerOptions {
   host: string;
   port: number;
+  config: Pick<PlatformConfig, "listeners" | "graphql" | "trustProxy" | "internalToken">;
   /**
-   * Trust `x-client-ip` from the caller: subgraphs behind our gateway, and the gateway behind the rest shim in the split
-   * topology. The public listener of role `all` uses the socket address.
+   * `public`: anyone may call (the gateway). A request carrying the internal token comes from the platform's own REST
+   * role: its client IP header is believed and it was already counted against the per-IP limits.
+   * `internal`: only callers with the internal token (a subgraph role, which serves the gateway alone).
    */
-  trustForwardedClientIp: boolean;
+  audience: "public" | "internal";
 }
 
 export interface RunningListener {
@@ -24,91 +35,71 @@ export interface RunningListener {
   close(): Promise<void>;
 }
 
-function readBody(req: http.IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(null);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
+const errorBody = (message: string, code: string) => JSON.stringify({ errors: [{ message, extensions: { code } }] });
+const JSON_TYPE = "application/json; charset=utf-8";
 
-function contextFor(req: http.IncomingMessage, trustForwardedClientIp: boolean): SubgraphContext {
-  const forwarded = req.headers[CLIENT_IP_HEADER];
-  return {
-    authorization: req.headers.authorization,
-    clientIp: trustForwardedClientIp && typeof forwarded === "string" ? forwarded : req.socket.remoteAddress,
+export async function listenGraphQL(server: ApolloServer<SubgraphContext>, options: GraphQLListenerOptions): Promise<RunningListener> {
+  const { config } = options;
+  const internalToken = new BearerTokens(config.internalToken ? [config.internalToken] : []);
+  const fromPlatform = (request: FastifyRequest) => {
+    const header = request.headers[INTERNAL_TOKEN_HEADER];
+    return typeof header === "string" && internalToken.acceptsToken(header);
   };
-}
 
-export async function listenGraphQL(
-  server: ApolloServer<SubgraphContext>,
-  options: GraphQLListenerOptions,
-): Promise<RunningListener> {
-  const httpServer = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== "/graphql") {
-      res.writeHead(404, { "content-type": "application/json; charset=utf-8" }).end('{"error":"not found"}');
-      return;
-    }
-    try {
-      const text = req.method === "POST" ? await readBody(req) : "";
-      if (text === null) {
-        res.writeHead(413, { "content-type": "application/json; charset=utf-8" }).end('{"error":"request too large"}');
-        return;
-      }
-      const headers = new HeaderMap();
-      for (const [key, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
-      }
-      let body: unknown = undefined;
-      if (text) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          res.writeHead(400, { "content-type": "application/json; charset=utf-8" }).end('{"error":"invalid JSON"}');
-          return;
-        }
-      }
-      const result = await server.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method ?? "GET", headers, search: url.search, body },
-        context: async () => contextFor(req, options.trustForwardedClientIp),
-      });
-      const responseHeaders: Record<string, string> = {};
-      for (const [key, value] of result.headers) responseHeaders[key] = value;
-      res.writeHead(result.status ?? 200, responseHeaders);
-      if (result.body.kind === "complete") {
-        res.end(result.body.string);
-      } else {
-        for await (const chunk of result.body.asyncIterator) res.write(chunk);
-        res.end();
-      }
-    } catch {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
-      res.end('{"error":"internal error"}');
+  const app = Fastify({
+    ...listenerOptions(config.listeners),
+    logger: false,
+    bodyLimit: config.graphql.maxBodyBytes,
+    trustProxy: (config.trustProxy ?? false) as boolean,
+    return503OnClosing: false,
+  });
+  capConnections(app, config.listeners);
+
+  if (options.audience === "internal") {
+    app.addHook("onRequest", async (request, reply) => {
+      if (fromPlatform(request)) return;
+      sendError(request, reply, 401, "This endpoint serves the platform's gateway only.", "UNAUTHENTICATED");
+    });
+  }
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, "Not found; GraphQL is served at /graphql.", "NOT_FOUND"));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    switch (error.code) {
+      case "FST_ERR_CTP_BODY_TOO_LARGE":
+        return sendError(request, reply, 413, `The request body is larger than ${config.graphql.maxBodyBytes} bytes.`, "REQUEST_TOO_LARGE");
+      case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+        return sendError(request, reply, 415, "Send the operation as application/json.", "BAD_REQUEST");
+      case "FST_ERR_CTP_INVALID_JSON":
+      case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+        return sendError(request, reply, 400, "The request body is not valid JSON.", "BAD_REQUEST");
+      default:
+        return sendError(request, reply, 500, "Internal server error.", "INTERNAL_SERVER_ERROR");
     }
   });
-  httpServer.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", reject);
-    httpServer.listen(options.port, options.host, () => resolve());
+
+  await app.register(fastifyApollo(server), {
+    context: async (request: FastifyRequest): Promise<SubgraphContext> => {
+      const trusted = fromPlatform(request);
+      const forwardedIp = request.headers[CLIENT_IP_HEADER];
+      return {
+        authorization: request.headers.authorization,
+        clientIp: trusted && typeof forwardedIp === "string" ? forwardedIp : request.ip,
+        countedUpstream: trusted,
+      };
+    },
   });
-  const { port } = httpServer.address() as AddressInfo;
+
+  await app.listen({ host: options.host, port: options.port });
+  const { port } = app.server.address() as { port: number };
   return {
     url: `http://${options.host}:${port}/graphql`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
-        httpServer.closeAllConnections();
-      }),
+    close: () => closeListener(app, config.listeners.shutdownGraceMs),
   };
+}
+
+/** An answer outside Apollo's pipeline; a request whose body was not read closes its connection after it. */
+function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, code: string): FastifyReply {
+  const bodyUnread = request.body === undefined && (request.headers["content-length"] ?? "0") !== "0";
+  if (bodyUnread || request.headers["transfer-encoding"] !== undefined) reply.header("connection", "close");
+  return reply.code(status).header("content-type", JSON_TYPE).send(errorBody(message, code));
 }

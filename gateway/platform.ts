@@ -17,15 +17,19 @@ import { createRestListeners } from "../rest-shim/server.js";
 import { createHttpExecutor } from "../rest-shim/http-executor.js";
 import type { GraphQLExecutor } from "../rest-shim/executor.js";
 import { openPlatformChain, type PlatformChain } from "../subgraphs/shared/chain/embedded.js";
+import { prepareDataDir } from "../subgraphs/shared/data-dir.js";
+import { createRateLimiter, type RateLimiter } from "../rest-shim/rate-limit.js";
 import { trustBundleLoader } from "./trust-bundle.js";
 import { AddressPolicy } from "../subgraphs/shared/net/address-policy.js";
 import { OutboundClient } from "../subgraphs/shared/net/outbound.js";
 import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js";
 import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
+import type { Clock } from "../subgraphs/shared/clock.js";
 import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
-import { startGatewayServer, type SubgraphEndpoint } from "./gateway.js";
+import { errorAndSchemaOptions, startGatewayServer, type SubgraphEndpoint } from "./gateway.js";
 import { createLocalExecutor } from "./local-executor.js";
-import { listenGraphQL } from "./graphql-listener.js";
+import { listenGraphQL, type RunningListener } from "./graphql-listener.js";
+import { checkExposure } from "./network-guard.js";
 
 export type Role = { kind: "all" } | { kind: "subgraph"; name: SubgraphName } | { kind: "gateway" } | { kind: "rest" };
 
@@ -35,6 +39,8 @@ export interface RunningPlatform {
   gateway?: ApolloServer<SubgraphContext>;
   /** The services of the subgraphs this process built (for tests and operator tooling). */
   services: Partial<SubgraphServices>;
+  /** The database this process opened (roles that serve subgraphs), for tests that take it away. */
+  database?: Database;
   close(): Promise<void>;
 }
 
@@ -59,33 +65,53 @@ export function parseRole(args: string[]): Role {
   throw new Error(`unknown role "${args.join(" ")}": use all | subgraph <${SUBGRAPH_NAMES.join("|")}> | gateway | rest`);
 }
 
-/** Closes what was opened, last first, even when a step fails half-way. */
+/** Closes what was opened, last first, even when a step fails half-way. Listeners drain in parallel, first. */
 class Closer {
   private readonly steps: Array<() => Promise<unknown> | unknown> = [];
+  private readonly listeners: RunningListener[] = [];
   add(step: () => Promise<unknown> | unknown): void {
     this.steps.push(step);
   }
+  addListeners(listeners: RunningListener[]): void {
+    this.listeners.push(...listeners);
+  }
   async close(): Promise<void> {
-    for (const step of this.steps.reverse()) await Promise.resolve().then(step).catch(() => {});
+    // Requests in flight may still need everything else (gateway, database, chain): listeners go first, together.
+    await Promise.all(this.listeners.splice(0).map((listener) => listener.close().catch(() => {})));
+    for (const step of this.steps.splice(0).reverse()) await Promise.resolve().then(step).catch(() => {});
   }
 }
 
-export async function startPlatform(role: Role, config: PlatformConfig, logger: Logger): Promise<RunningPlatform> {
+export interface StartOptions {
+  /** The subgraphs' clock (tests move time); default: the system clock. */
+  clock?: Clock;
+}
+
+export async function startPlatform(role: Role, config: PlatformConfig, logger: Logger, options: StartOptions = {}): Promise<RunningPlatform> {
   const closer = new Closer();
   try {
-    return await start(role, config, logger, closer);
+    return await start(role, config, logger, closer, options);
   } catch (error) {
     await closer.close();
     throw error;
   }
 }
 
-async function start(role: Role, config: PlatformConfig, logger: Logger, closer: Closer): Promise<RunningPlatform> {
+async function start(role: Role, config: PlatformConfig, logger: Logger, closer: Closer, options: StartOptions): Promise<RunningPlatform> {
   const close = () => closer.close();
+  const exposureWarning = checkExposure(config, role);
+  if (exposureWarning) logger.error(exposureWarning);
+  if (role.kind !== "all" && !config.internalToken) {
+    throw new Error(`the ${role.kind} role needs INTERNAL_TOKEN, the secret the roles of the split topology share`);
+  }
+  const report = (error: unknown) => logger.error("graphql: internal error (masked)", error);
   if (role.kind === "rest") {
     if (!config.gatewayUrl) throw new Error("the rest role needs GATEWAY_URL");
-    const executor = createHttpExecutor(config.gatewayUrl);
-    return { urls: await listenRest(config, executor, closer), services: {}, close };
+    const executor = createHttpExecutor(config.gatewayUrl, { internalToken: config.internalToken });
+    closer.add(() => executor.close?.());
+    const rest = await listenRest(config, executor, limiterFor(config, logger, closer));
+    closer.addListeners(rest.listeners);
+    return { urls: rest.urls, services: {}, close };
   }
   if (role.kind === "gateway") {
     const subgraphs = {} as Record<SubgraphName, SubgraphEndpoint>;
@@ -94,10 +120,11 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
       if (!url) throw new Error(`the gateway role needs SUBGRAPH_${name.toUpperCase()}_URL`);
       subgraphs[name] = { url };
     }
-    const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs });
+    const rateLimiter = limiterFor(config, logger, closer);
+    const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
-    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: true });
-    closer.add(() => listener.close());
+    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
+    closer.addListeners([listener]);
     logger.info(`gateway: ${listener.url}`);
     return { urls: { graphql: listener.url }, gateway: gateway.server, services: {}, close };
   }
@@ -105,6 +132,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   if (role.kind === "subgraph" && (!config.databaseUrl || !config.chain.rpcUrl)) {
     throw new Error("the subgraph role needs DATABASE_URL and CHAIN_RPC_URL (PGlite and the embedded chain belong to one process)");
   }
+  if (!config.chain.rpcUrl || !config.databaseUrl) prepareDataDir(config.dataDir, logger.info);
   if (!config.chain.rpcUrl) logger.info(`starting the embedded chain (anvil) with its state in ${config.dataDir}/chain ...`);
   const chain = await openPlatformChain(config, logger.info);
   closer.add(() => chain.stop());
@@ -117,6 +145,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     chainId: chain.chainId,
     requestTimeoutMs: config.chain.requestTimeoutMs,
     pollIntervalMs: config.chain.pollIntervalMs,
+    maxInFlight: config.chain.maxInFlight,
   });
   await reader.start();
   closer.add(() => reader.close());
@@ -128,6 +157,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     demo: chain.demo,
     trust: trustBundleLoader(config, chain.demo),
     outbound: new OutboundClient(new AddressPolicy(config.outboundAllowCidrs)),
+    clock: options.clock,
     log: (error: unknown) => logger.error("internal error", error),
   };
 
@@ -143,37 +173,56 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   }
 
   if (role.kind === "subgraph") {
-    const server = new ApolloServer<SubgraphContext>({ schema: schemas[role.name], includeStacktraceInErrorResponses: false });
+    const server = new ApolloServer<SubgraphContext>({ schema: schemas[role.name], ...errorAndSchemaOptions(config, report) });
     await server.start();
     closer.add(() => server.stop());
     const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[role.name];
-    const listener = await listenGraphQL(server, { host: config.host, port, trustForwardedClientIp: true });
-    closer.add(() => listener.close());
+    const listener = await listenGraphQL(server, { host: config.host, port, config, audience: "internal" });
+    closer.addListeners([listener]);
     logger.info(`subgraph ${role.name}: ${listener.url}`);
-    return { urls: { subgraph: listener.url }, chain, services, close };
+    return { urls: { subgraph: listener.url }, chain, services, database: db, close };
   }
 
   const subgraphs = {} as Record<SubgraphName, SubgraphEndpoint>;
   for (const name of SUBGRAPH_NAMES) subgraphs[name] = { schema: schemas[name] };
-  const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs });
+  // One set of per-IP counters for both doors: a REST route and its GraphQL root field spend the same budget.
+  const rateLimiter = limiterFor(config, logger, closer);
+  const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
-  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, trustForwardedClientIp: false });
-  closer.add(() => graphql.close());
-  const restUrls = await listenRest(config, createLocalExecutor(gateway), closer);
-  const urls: Record<string, string> = { graphql: graphql.url, ...restUrls, rpc: chain.rpcUrl };
+  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
+  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter).catch(async (error) => {
+    await graphql.close();
+    throw error;
+  });
+  closer.addListeners([graphql, ...rest.listeners]);
+  const urls: Record<string, string> = { graphql: graphql.url, ...rest.urls, rpc: chain.rpcUrl };
   logger.info(`GraphQL gateway:        ${urls.graphql}`);
   logger.info(`REST (documents 1, 2):  ${urls.http}`);
   logger.info(`REST (document 3):      ${urls.markets}/api/v1`);
   logger.info(`chain RPC:              ${urls.rpc}`);
   if (chain.demo) logger.info(`demo fixture:           ${config.dataDir}/demo.json`);
-  return { urls, chain, gateway: gateway.server, services, close };
+  return { urls, chain, gateway: gateway.server, services, database: db, close };
 }
 
-async function listenRest(config: PlatformConfig, executor: GraphQLExecutor, closer: Closer): Promise<Record<string, string>> {
-  const rest = createRestListeners({ config, executor });
-  closer.add(() => rest.close());
-  const { httpUrl, marketsUrl } = await rest.listen();
-  return { http: httpUrl, markets: marketsUrl };
+function limiterFor(config: PlatformConfig, logger: Logger, closer: Closer): RateLimiter {
+  const limiter = createRateLimiter(config, (name) => logger.error(`rate-limit: counters unavailable (REDIS_${name}); requests pass`));
+  closer.add(() => limiter.close());
+  return limiter;
+}
+
+async function listenRest(
+  config: PlatformConfig,
+  executor: GraphQLExecutor,
+  rateLimiter: RateLimiter,
+): Promise<{ urls: Record<string, string>; listeners: RunningListener[] }> {
+  const rest = createRestListeners({ config, executor, rateLimiter });
+  try {
+    const { httpUrl, marketsUrl } = await rest.listen();
+    return { urls: { http: httpUrl, markets: marketsUrl }, listeners: [{ url: httpUrl, close: () => rest.close() }] };
+  } catch (error) {
+    await rest.close();
+    throw error;
+  }
 }
 
 /** Runs a subgraph's background job on its interval (0 or less: never; tests run jobs on demand). */

@@ -2,12 +2,12 @@
  * The shim's executor in the `rest` role: the named operation goes to a gateway process over HTTP.
  *
  * One keep-alive agent per executor (no TCP handshake per request), a request deadline, and the caller's
- * Authorization and client IP forwarded. Any transport failure, a passed deadline, or an answer that is not a
+ * Authorization and client IP forwarded with the internal token that makes the gateway believe them. Any transport failure, a passed deadline, or an answer that is not a
  * GraphQL response throws `ExecutorUnavailableError`, which the shim answers with the route's 503.
  */
 import http from "node:http";
 import https from "node:https";
-import { CLIENT_IP_HEADER } from "../subgraphs/shared/context.js";
+import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER } from "../subgraphs/shared/context.js";
 import {
   ExecutorUnavailableError,
   type ForwardedRequest,
@@ -17,6 +17,11 @@ import {
 } from "./executor.js";
 
 export interface HttpExecutorOptions {
+  /**
+   * The split topology's shared secret: with it the gateway believes the forwarded client IP and does not count the
+   * operation against the per-IP limits again (this shim counted it).
+   */
+  internalToken?: string;
   /** Deadline for one operation, from sending to the last response byte (milliseconds). */
   timeoutMs?: number;
   /** Upper bound of concurrent connections to the gateway. */
@@ -54,7 +59,7 @@ export function createHttpExecutor(gatewayUrl: string, options: HttpExecutorOpti
         const request = transport.request(url, {
           method: "POST",
           agent,
-          headers: requestHeaders(body, forwarded),
+          headers: requestHeaders(body, forwarded, options.internalToken),
         });
         const fail = (reason: ExecutorUnavailableError["reason"], cause?: unknown) => {
           clearTimeout(deadline);
@@ -94,13 +99,14 @@ export function createHttpExecutor(gatewayUrl: string, options: HttpExecutorOpti
   };
 }
 
-function requestHeaders(body: string, forwarded: ForwardedRequest): http.OutgoingHttpHeaders {
+function requestHeaders(body: string, forwarded: ForwardedRequest, internalToken: string | undefined): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {
     "content-type": "application/json",
     accept: "application/json",
     "content-length": Buffer.byteLength(body),
     [CLIENT_IP_HEADER]: forwarded.clientIp,
   };
+  if (internalToken !== undefined) headers[INTERNAL_TOKEN_HEADER] = internalToken;
   if (forwarded.authorization !== undefined) headers.authorization = forwarded.authorization;
   return headers;
 }

@@ -13,11 +13,15 @@
 import { Redis } from "ioredis";
 import type { PreparedResponse } from "./errors/table.js";
 
-export interface RateLimitRule {
-  /** Counter name, e.g. `verify-read`. */
+/** One per-IP counter: the REST routes and the GraphQL root fields share counters by name. */
+export interface CountedRule {
+  /** Counter name, e.g. `verifyReadPerIp`. */
   readonly name: string;
   /** Requests allowed per window and client IP. */
   readonly limit: number;
+}
+
+export interface RateLimitRule extends CountedRule {
   /** The 429 of the rule's area. */
   readonly rejection: PreparedResponse;
 }
@@ -35,8 +39,8 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Counts the request against every rule; returns the first rule it exceeds, if any. */
-  async exceeded(rules: readonly RateLimitRule[], clientIp: string): Promise<RateLimitRule | undefined> {
+  /** Counts the request against every rule (a rule listed twice counts twice); returns the first it exceeds, if any. */
+  async exceeded<Rule extends CountedRule>(rules: readonly Rule[], clientIp: string): Promise<Rule | undefined> {
     const keys = rules.map((rule) => `${rule.name}:${clientIp}`);
     const counts = await this.store.increment(Math.floor(this.now() / this.windowMs), keys, this.windowMs);
     for (let i = 0; i < rules.length; i++) {
@@ -136,9 +140,11 @@ export class RedisCounterStore implements CounterStore {
 
 /** Memory counters for one process; Redis counters when `redisUrl` is set, shared by every shim replica. */
 export function createRateLimiter(
-  config: { redisUrl?: string; rateLimits: { windowMs: number } },
+  config: { redisUrl?: string; redisKeyPrefix?: string; rateLimits: { windowMs: number } },
   onOutage?: (errorName: string) => void,
 ): RateLimiter {
-  const store = config.redisUrl ? new RedisCounterStore(config.redisUrl, { onOutage }) : new MemoryCounterStore();
+  const store = config.redisUrl
+    ? new RedisCounterStore(config.redisUrl, { onOutage, keyPrefix: config.redisKeyPrefix })
+    : new MemoryCounterStore();
   return new RateLimiter(store, config.rateLimits.windowMs);
 }

@@ -9,6 +9,7 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
+import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
 import { createBodyReader, ignoreBody } from "./body.js";
 import type { GraphQLExecutor } from "./executor.js";
 import { createOnboardingTokenCheck } from "./onboarding-auth.js";
@@ -32,7 +33,10 @@ export interface RestListeners {
   /** Document 3 (MARKETS_PORT). */
   markets: FastifyInstance;
   listen(): Promise<{ httpUrl: string; marketsUrl: string }>;
-  /** Closes both listeners and the rate limiter's store; the executor belongs to the caller. */
+  /**
+   * Closes both listeners (requests in flight finish within the configured grace) and the rate limiter's store if
+   * it was created here; the executor belongs to the caller.
+   */
   close(): Promise<void>;
 }
 
@@ -66,7 +70,8 @@ export function createRestListeners(options: RestListenersOptions): RestListener
       return { httpUrl, marketsUrl };
     },
     async close() {
-      await Promise.all([http.close(), markets.close()]);
+      const grace = config.listeners.shutdownGraceMs;
+      await Promise.all([closeListener(http, grace), closeListener(markets, grace)]);
       if (options.rateLimiter === undefined) await rateLimiter.close();
     },
   };
@@ -78,6 +83,7 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   const paths = buildPathIndex(routes, areas);
 
   const app = Fastify({
+    ...listenerOptions(deps.config.listeners),
     logger: false,
     // The per-IP limits key on request.ip: behind a load balancer, TRUST_PROXY lets it name the real client.
     // (Cast: given the union type, Fastify's overloads pick its HTTP/2 signature; at run time all three forms work.)
@@ -92,6 +98,7 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     },
   });
 
+  capConnections(app, deps.config.listeners);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", ignoreBody);
 

@@ -35,6 +35,15 @@ export class OperatorApi {
     return data.pendingChipEvidence;
   }
 
+  /** The evidence if the platform agrees it may be attested now; a CliError naming the platform's code otherwise. */
+  async attestable(receiptId: string): Promise<ChipEvidenceRecord> {
+    const data = await this.request<{ attestableChipEvidence: ChipEvidenceRecord }>(
+      `query Attestable($receiptId: String!) { attestableChipEvidence(receiptId: $receiptId) { ${RECORD_FIELDS} } }`,
+      { receiptId },
+    );
+    return data.attestableChipEvidence;
+  }
+
   async recordAttestation(receiptId: string, attestationUid: string): Promise<ChipEvidenceRecord> {
     const data = await this.request<{ recordChipAttestation: ChipEvidenceRecord }>(
       `mutation Record($receiptId: String!, $uid: String!) {

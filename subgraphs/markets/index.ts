@@ -6,6 +6,6 @@ import { buildMarketsSchema } from "./schema.js";
 export type MarketsServices = Record<string, never>;
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
-  const schema = await buildMarketsSchema({ machines: new MarketsMachineRepository(runtime.db) });
+  const schema = await buildMarketsSchema({ machines: new MarketsMachineRepository(runtime.db, runtime.log) });
   return { schema, services: {} };
 }

@@ -1,4 +1,6 @@
 import type { Database } from "../shared/db/index.js";
+import { inStore } from "../shared/db/in-store.js";
+import { MarketsErrors } from "./errors.js";
 
 export interface MarketsMachineRow {
   machineId: string;
@@ -8,9 +10,12 @@ export interface MarketsMachineRow {
 }
 
 export class MarketsMachineRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly log: (error: unknown) => void,
+  ) {}
 
   find(machineId: string): Promise<MarketsMachineRow | null> {
-    return this.db.prisma.marketsMachine.findUnique({ where: { machineId } });
+    return inStore(() => this.db.prisma.marketsMachine.findUnique({ where: { machineId } }), MarketsErrors.storeUnavailable, this.log);
   }
 }

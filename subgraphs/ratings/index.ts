@@ -6,7 +6,7 @@ import { buildRatingsSchema } from "./schema.js";
 export type RatingsServices = Record<string, never>;
 
 export async function buildRatingsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<RatingsServices>> {
-  const { db, chain } = runtime;
-  const schema = await buildRatingsSchema({ chain, monetization: new MonetizationRepository(db) });
+  const { db, chain, log } = runtime;
+  const schema = await buildRatingsSchema({ chain, monetization: new MonetizationRepository(db, log) });
   return { schema, services: {} };
 }

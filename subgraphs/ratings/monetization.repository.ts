@@ -1,4 +1,6 @@
 import type { Database } from "../shared/db/index.js";
+import { inStore } from "../shared/db/in-store.js";
+import { RatingsErrors } from "./errors.js";
 
 export interface MonetizationDecisionRow {
   machineId: string;
@@ -9,9 +11,12 @@ export interface MonetizationDecisionRow {
 }
 
 export class MonetizationRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly log: (error: unknown) => void,
+  ) {}
 
   find(machineId: string): Promise<MonetizationDecisionRow | null> {
-    return this.db.prisma.monetizationDecision.findUnique({ where: { machineId } });
+    return inStore(() => this.db.prisma.monetizationDecision.findUnique({ where: { machineId } }), RatingsErrors.storeUnavailable, this.log);
   }
 }

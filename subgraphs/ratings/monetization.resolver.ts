@@ -1,6 +1,6 @@
 import { FieldResolver, Resolver, Root } from "type-graphql";
 import { parseMachineId } from "../shared/machine-id.js";
-import { DomainError } from "../shared/errors.js";
+import { RatingsErrors } from "./errors.js";
 import { MonetizationState, MonetizationStatus, RatingsMachine } from "./monetization.type.js";
 import type { RatingsDeps } from "./deps.js";
 
@@ -11,7 +11,7 @@ export class MachineMonetizationResolver {
   @FieldResolver(() => MonetizationState, { description: "Current monetization state (no signature needed)." })
   async monetization(@Root() machine: RatingsMachine): Promise<MonetizationState> {
     if (parseMachineId(machine.machineId) === null) {
-      throw new DomainError("INVALID_REQUEST", "The machine key is not a canonical machine ID.");
+      throw RatingsErrors.invalidMachineKey();
     }
     const decision = await this.deps.monetization.find(machine.machineId);
     if (!decision) return { machine_id: machine.machineId, status: MonetizationStatus.PENDING, signer: null, updated_at: null };

@@ -20,8 +20,13 @@ export class BearerTokens {
   accepts(header: string | undefined): boolean {
     if (header === undefined) return false;
     const match = BEARER.exec(header);
-    if (!match) return false;
-    const candidate = digest(match[1]);
+    return match !== null && this.acceptsToken(match[1]);
+  }
+
+  /** True when `token` (no scheme) is one of the configured tokens. */
+  acceptsToken(token: string | undefined): boolean {
+    if (token === undefined) return false;
+    const candidate = digest(token);
     let accepted = false;
     for (const known of this.digests) accepted = timingSafeEqual(candidate, known) || accepted;
     return accepted;

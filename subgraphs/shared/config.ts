@@ -6,11 +6,13 @@
  */
 import path from "node:path";
 import { ConfigError, int, list, type Env } from "./config/env.js";
+import { loadGraphQLLimits, loadListenerLimits, type GraphQLLimits, type ListenerLimits } from "./config/edges.js";
 import { loadMarketsConfig, type MarketsConfig } from "./config/markets.js";
 import { loadRatingsConfig, type RatingsConfig } from "./config/ratings.js";
 import { AddressPolicy } from "./net/address-policy.js";
 
 export { ConfigError } from "./config/env.js";
+export type { GraphQLLimits, ListenerLimits } from "./config/edges.js";
 export type { MarketsConfig } from "./config/markets.js";
 export type { RatingsConfig } from "./config/ratings.js";
 
@@ -60,6 +62,8 @@ export interface VerifyLimits {
   cleanupIntervalMs: number;
   /** Earliest wall-clock time the server accepts as valid (Unix seconds); see docs/verify-evidence.md. */
   clockFloorUnix: number;
+  /** Accepted evidence not attested within this many seconds expires (no longer listed, no longer attestable). */
+  evidenceTtlSeconds: number;
 }
 
 export interface ChainConfig {
@@ -73,6 +77,8 @@ export interface ChainConfig {
   requestTimeoutMs: number;
   /** How often the block watcher polls for a new head (milliseconds); caches are keyed by block. */
   pollIntervalMs: number;
+  /** JSON-RPC requests one process has in flight at most (and keep-alive sockets to the node); more wait their turn. */
+  maxInFlight: number;
   /** Contract addresses from the environment (`<NAME>_ADDRESS`), overriding the embedded deployment. */
   addresses: Partial<Record<ContractName, string>>;
   /** Private key used by the operator CLI and the embedded deployer. */
@@ -105,6 +111,8 @@ export interface PlatformConfig {
   /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
   databaseUrl?: string;
   redisUrl?: string;
+  /** Prefix of the rate-limit counters' keys in Redis (deployments or test runs sharing one Redis). */
+  redisKeyPrefix?: string;
   /**
    * Which proxies may name the client in X-Forwarded-For (Fastify's `trustProxy`): unset trusts none, so the client
    * IP is the socket address; `true`, a hop count, or comma-separated addresses/CIDRs of the load balancers.
@@ -138,6 +146,21 @@ export interface PlatformConfig {
   gatewayUrl?: string;
   /** Seed the demo fixture when the chain is embedded. */
   seedDemo: boolean;
+  /** `NODE_ENV=development`: GraphQL introspection on. Anything else is production (the process entry's default). */
+  development: boolean;
+  /** Timeouts and connection cap of every listener. */
+  listeners: ListenerLimits;
+  /** Body size and cost limits of the GraphQL listeners. */
+  graphql: GraphQLLimits;
+  /**
+   * Split topology: the secret the roles share. A request carrying it comes from the platform's own previous hop
+   * (rest -> gateway -> subgraph), whose client IP header is believed and whose per-IP limits were already counted.
+   */
+  internalToken?: string;
+  /** Allows the dev credentials (tokens, demo vendor CA, anvil's deployer key) on a non-loopback HOST. */
+  allowDemoOnNetwork: boolean;
+  /** How long a booting process waits for another one's migration lock before it gives up. */
+  migrationLockTimeoutMs: number;
   /** Log level: silent, error, info. */
   logLevel: "silent" | "error" | "info";
 }
@@ -187,6 +210,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || undefined,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     onboardingTokens: tokenList(env.ONBOARDING_TOKENS || env.ONBOARDING_TOKEN, DEV_ONBOARDING_TOKEN),
     operatorTokens: tokenList(env.OPERATOR_TOKENS, DEV_OPERATOR_TOKEN),
@@ -199,6 +223,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       anvilPort: int(env, "ANVIL_PORT", 8545),
       requestTimeoutMs: int(env, "CHAIN_TIMEOUT_MS", 3000),
       pollIntervalMs: int(env, "CHAIN_POLL_MS", 250),
+      maxInFlight: int(env, "CHAIN_MAX_IN_FLIGHT", 32),
       addresses,
       operatorKey: env.OPERATOR_PRIVATE_KEY || undefined,
     },
@@ -219,6 +244,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       cleanupGraceSeconds: int(env, "VERIFY_CLEANUP_GRACE_SECONDS", 3600),
       cleanupIntervalMs: int(env, "VERIFY_CLEANUP_INTERVAL_MS", 60_000),
       clockFloorUnix: int(env, "VERIFY_CLOCK_FLOOR_UNIX", 1_767_225_600), // 2026-01-01T00:00:00Z
+      evidenceTtlSeconds: int(env, "VERIFY_EVIDENCE_TTL_SECONDS", 7 * 86_400),
     },
     outboundAllowCidrs: outboundAllowList(env.OUTBOUND_ALLOW_CIDRS),
     ratings: loadRatingsConfig(env),
@@ -231,6 +257,12 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     subgraphPort: env.SUBGRAPH_PORT ? int(env, "SUBGRAPH_PORT", 0) : undefined,
     gatewayUrl: env.GATEWAY_URL || undefined,
     seedDemo: env.SEED_DEMO !== "0",
+    development: env.NODE_ENV === "development",
+    listeners: loadListenerLimits(env),
+    graphql: loadGraphQLLimits(env),
+    internalToken: env.INTERNAL_TOKEN || undefined,
+    allowDemoOnNetwork: env.ALLOW_DEMO_ON_NETWORK === "1",
+    migrationLockTimeoutMs: int(env, "MIGRATION_LOCK_TIMEOUT_MS", 60_000),
     logLevel: (env.LOG_LEVEL as PlatformConfig["logLevel"]) || "info",
   };
 }

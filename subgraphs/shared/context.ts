@@ -7,7 +7,18 @@ export interface SubgraphContext {
   clientIp?: string;
   /** The Authorization header value, forwarded unchanged. */
   authorization?: string;
+  /**
+   * The request came from the platform's own previous hop (split topology: rest -> gateway -> subgraph, proven by the
+   * internal token), which already counted it against the per-IP limits of its client.
+   */
+  countedUpstream?: boolean;
 }
 
-/** Header carrying the client IP from the edge (REST shim, gateway) to the next hop inside the platform. */
+/**
+ * Header carrying the client IP from the edge (REST shim, gateway) to the next hop inside the platform; believed only
+ * together with {@link INTERNAL_TOKEN_HEADER}.
+ */
 export const CLIENT_IP_HEADER = "x-client-ip";
+
+/** Header carrying `INTERNAL_TOKEN` between the roles of the split topology. */
+export const INTERNAL_TOKEN_HEADER = "x-internal-token";

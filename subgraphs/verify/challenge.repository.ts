@@ -53,6 +53,12 @@ export interface PendingEvidence {
   acceptedAt: Date;
 }
 
+/** Accepted evidence with the machine context its challenge bound (for the re-check before attestation). */
+export interface StoredEvidence extends PendingEvidence {
+  attestedAt: Date | null;
+  challenge: { didController: string; chainId: string };
+}
+
 export class OpenChallengeCapExceeded extends Error {}
 
 /** Serialises issuance so the open-challenge caps hold across instances (pg_advisory_xact_lock key). */
@@ -173,25 +179,35 @@ export class ChallengeRepository {
     return count;
   }
 
-  pendingEvidence(limit: number): Promise<PendingEvidence[]> {
+  /** Evidence accepted after `acceptedAfter` and not attested yet, oldest first. */
+  pendingEvidence(limit: number, acceptedAfter: Date): Promise<PendingEvidence[]> {
     return this.db.prisma.verifyEvidence.findMany({
-      where: { attestedAt: null },
+      where: { attestedAt: null, acceptedAt: { gt: acceptedAfter } },
       orderBy: { acceptedAt: "asc" },
       take: limit,
       select: { receiptId: true, machineId: true, chipRef: true, evidenceHash: true, acceptedAt: true },
     });
   }
 
-  findEvidence(receiptId: string): Promise<PendingEvidence & { attestedAt: Date | null } | null> {
+  findEvidence(receiptId: string): Promise<StoredEvidence | null> {
     return this.db.prisma.verifyEvidence.findUnique({
       where: { receiptId },
-      select: { receiptId: true, machineId: true, chipRef: true, evidenceHash: true, acceptedAt: true, attestedAt: true },
+      select: {
+        receiptId: true,
+        machineId: true,
+        chipRef: true,
+        evidenceHash: true,
+        acceptedAt: true,
+        attestedAt: true,
+        challenge: { select: { didController: true, chainId: true } },
+      },
     });
   }
 
-  async markAttested(receiptId: string, attestationUid: string, at: Date): Promise<boolean> {
+  /** Records the attestation unless the evidence was attested already or expired meanwhile (accepted before the cutoff). */
+  async markAttested(receiptId: string, attestationUid: string, at: Date, acceptedAfter: Date): Promise<boolean> {
     const { count } = await this.db.prisma.verifyEvidence.updateMany({
-      where: { receiptId, attestedAt: null },
+      where: { receiptId, attestedAt: null, acceptedAt: { gt: acceptedAfter } },
       data: { attestationUid, attestedAt: at },
     });
     return count === 1;

@@ -38,8 +38,21 @@ export class ChipResolver {
     return this.deps.attestations.pending(limit);
   }
 
+  @Query(() => ChipEvidenceRecord, {
+    description:
+      "Operator: the evidence, if it may be attested now (not attested, not expired, machine still active with the same DID controller and chain).",
+  })
+  async attestableChipEvidence(
+    @Arg("receiptId", () => String) receiptId: string,
+    @Ctx() context: SubgraphContext,
+  ): Promise<ChipEvidenceRecord> {
+    this.requireOperator(context);
+    return this.deps.attestations.attestable(receiptId);
+  }
+
   @Mutation(() => ChipEvidenceRecord, {
-    description: "Operator: record that the chip attestation for this receipt is on chain (checked against the registry).",
+    description:
+      "Operator: record that the chip attestation for this receipt is on chain (checked against the registry and the machine's current context).",
   })
   recordChipAttestation(
     @Arg("receiptId", () => String) receiptId: string,

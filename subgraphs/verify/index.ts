@@ -22,7 +22,7 @@ export async function buildVerifySubgraph(runtime: SubgraphRuntime): Promise<Bui
     records: new VerificationRecordService(chain, config.namespace),
     challenges,
     intake: new EvidenceIntakeService(repository, chain, runtime.trust, config, clock, log),
-    attestations: new AttestationService(repository, chain, log),
+    attestations: new AttestationService(repository, chain, config, clock, log),
     onboardingTokens: new BearerTokens(config.onboardingTokens),
     operatorTokens: new BearerTokens(config.operatorTokens),
   });

@@ -9,9 +9,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../../subgraphs/shared/db/index.js";
 import {
   MigrationChecksumMismatchError,
   MigrationFailedError,
+  MigrationLockTimeoutError,
   runMigrations,
   TRACKING_TABLE,
 } from "../../subgraphs/shared/db/migrate.js";
@@ -169,6 +171,42 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
       expect(rows.map((r) => r.name)).toEqual((await loadMigrations()).map((m) => m.name));
       expect(rows.every((r) => r.n === 1)).toBe(true);
     } finally {
+      await scratch.drop();
+    }
+  });
+
+  it("gives up waiting for a migration lock held too long, naming the holder, and leaves no lock_timeout behind", async () => {
+    const scratch = await createPostgresDatabase();
+    const holder = new pg.Client({ connectionString: scratch.url });
+    const waiter = new pg.Client({ connectionString: scratch.url });
+    try {
+      await holder.connect();
+      await waiter.connect();
+      // A process that hangs while migrating: it holds the lock and never lets go.
+      await runMigrations(pgClientSession(holder), []);
+      const { rows } = await holder.query("SELECT pg_backend_pid() AS pid");
+      await holder.query("SELECT pg_advisory_lock(7262021553)");
+
+      const started = Date.now();
+      const error = await runMigrations(pgClientSession(waiter), await loadMigrations(), { lockTimeoutMs: 300 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MigrationLockTimeoutError);
+      expect((error as MigrationLockTimeoutError).holderPid).toBe(rows[0].pid);
+      expect((error as Error).message).toContain(`backend pid ${rows[0].pid}`);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect((await waiter.query("SHOW lock_timeout")).rows[0].lock_timeout).toBe("0");
+      // Nothing was applied by the runner that gave up.
+      expect((await waiter.query(`SELECT count(*)::int AS n FROM ${TRACKING_TABLE}`)).rows[0].n).toBe(0);
+
+      // A booting platform gets the same clear error after MIGRATION_LOCK_TIMEOUT_MS.
+      const boot = await openDatabase({ dataDir: ".", databaseUrl: scratch.url, migrationLockTimeoutMs: 300 }).catch((e: unknown) => e);
+      expect(boot).toBeInstanceOf(MigrationLockTimeoutError);
+
+      await holder.query("SELECT pg_advisory_unlock(7262021553)");
+      const report = await runMigrations(pgClientSession(waiter), await loadMigrations(), { lockTimeoutMs: 300 });
+      expect(report.applied).toEqual((await loadMigrations()).map((m) => m.name));
+    } finally {
+      await holder.end().catch(() => undefined);
+      await waiter.end().catch(() => undefined);
       await scratch.drop();
     }
   });

@@ -3,7 +3,9 @@
  * over them by URL and a `rest` listener over the gateway by URL, sharing one PostgreSQL database and one chain.
  * PGlite belongs to one process, so this runs only when DATABASE_URL names a PostgreSQL server.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +22,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
   const roles: RoleProcess[] = [];
   let restUrl: string;
   let gatewayUrl: string;
+  const subgraphUrls: Record<string, string> = {};
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), "split-topology-"));
@@ -35,6 +38,11 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
       ONBOARDING_TOKENS: "split-token",
       VENDOR_TRUST_BUNDLE: bundle,
       CHAIN_POLL_MS: "50",
+      INTERNAL_TOKEN: "split-internal-token",
+      // Counters shared by the rest and gateway processes, as replicas share them; a key space of this run's own.
+      REDIS_URL: "redis://127.0.0.1:6379",
+      REDIS_KEY_PREFIX: `test:split:${randomUUID()}:`,
+      RATE_LIMIT_VERIFY_READ_PER_IP: "4",
     };
     for (const name of CONTRACT_NAMES) shared[addressEnvName(name)] = chain.addresses[name]!;
 
@@ -42,6 +50,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
       Array.from({ length: 6 }, freePort),
     );
     const subgraphPorts = { verify: verifyPort, ratings: ratingsPort, markets: marketsPort };
+    for (const [name, port] of Object.entries(subgraphPorts)) subgraphUrls[name] = `http://127.0.0.1:${port}/graphql`;
     const started = await Promise.all(
       Object.entries(subgraphPorts).map(([name, port]) =>
         startRole(["subgraph", name], { ...shared, SUBGRAPH_PORT: String(port) }, 120_000),
@@ -129,5 +138,56 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
     const ready = await fetch(`${restUrl}/ready`);
     expect(ready.status).toBe(200);
     expect((await ready.json()).status).toBe("ready");
+  });
+
+  /** A request from a given loopback address (each scenario has its own, so budgets do not mix). */
+  function from(address: string, url: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(url, { method: init.body ? "POST" : "GET", localAddress: address, headers: init.headers }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode!));
+      });
+      req.on("error", reject);
+      req.end(init.body);
+    });
+  }
+  const gatewayRead = (address: string, headers: Record<string, string> = {}) =>
+    from(address, gatewayUrl, {
+      body: JSON.stringify({ query: `{ machineVerification(machineId: "1") { machineId } }` }),
+      headers: { "content-type": "application/json", ...headers },
+    });
+  const restRead = (address: string) => from(address, `${restUrl}/v1/verify/machines/1`);
+
+  it("a read the rest role forwards is counted once, for its client, not again at the gateway", async () => {
+    // Counted twice (rest, then gateway) the fourth read would already be over the budget of four.
+    expect([await restRead("127.0.1.1"), await restRead("127.0.1.1"), await restRead("127.0.1.1"), await restRead("127.0.1.1")]).toEqual([200, 200, 200, 200]);
+    expect(await restRead("127.0.1.1")).toBe(429);
+    // Counted for the rest role's own address, a second client would find the budget used up.
+    expect(await restRead("127.0.1.2")).toBe(200);
+  });
+
+  it("both doors spend one budget across processes", async () => {
+    expect(await restRead("127.0.1.3")).toBe(200);
+    expect(await gatewayRead("127.0.1.3")).toBe(200);
+    expect(await restRead("127.0.1.3")).toBe(200);
+    expect(await gatewayRead("127.0.1.3")).toBe(200);
+    expect(await gatewayRead("127.0.1.3")).toBe(429);
+    expect(await restRead("127.0.1.3")).toBe(429);
+  });
+
+  it("an outside caller cannot pose as the rest role: a client IP header without the internal token is ignored", async () => {
+    const spoofed = (i: number) => ({ "x-client-ip": `198.51.100.${i}`, "x-internal-token": "guessed" });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push(await gatewayRead("127.0.1.4", spoofed(i)));
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it("subgraph processes answer only the gateway", async () => {
+    const response = await fetch(subgraphUrls.verify, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-client-ip": "198.51.100.1" },
+      body: JSON.stringify({ query: "{ pendingChipEvidence { receiptId } }" }),
+    });
+    expect(response.status).toBe(401);
   });
 });

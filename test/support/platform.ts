@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadConfig, type PlatformConfig } from "../../subgraphs/shared/config.js";
 import type { DemoFixture, DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
-import { consoleLogger, startPlatform, type RunningPlatform } from "../../gateway/platform.js";
+import { consoleLogger, startPlatform, type RunningPlatform, type StartOptions } from "../../gateway/platform.js";
 
 export interface TestPlatform {
   config: PlatformConfig;
@@ -23,7 +23,7 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
-export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+export async function startTestPlatform(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestPlatform> {
   const dataDir = env.DATA_DIR ?? (await mkdtemp(path.join(os.tmpdir(), "platform-test-")));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -36,7 +36,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     CHAIN_POLL_MS: "50",
     ...env,
   });
-  const platform = await startPlatform({ kind: "all" }, config, consoleLogger(config.logLevel));
+  const platform = await startPlatform({ kind: "all" }, config, consoleLogger(config.logLevel), options);
   const demo = platform.chain!.demo!;
   return {
     config,

@@ -30,7 +30,12 @@ export function startRole(
   timeoutMs = 60_000,
   command: string[] = [path.join(root, "gateway", "main.ts"), ...args],
 ): Promise<RoleProcess> {
-  const child = spawn(tsx, command, {
+  return startCommand(tsx, command, env, timeoutMs);
+}
+
+/** Starts any command of the project (`npm start`, `node --import tsx ...`) and resolves once it logs `ready`. */
+export function startCommand(executable: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<RoleProcess> {
+  const child = spawn(executable, args, {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -41,7 +46,7 @@ export function startRole(
     output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
       }),
@@ -49,7 +54,7 @@ export function startRole(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`role ${args.join(" ")} not ready in time:\n${output}`));
+      reject(new Error(`${args.join(" ")} not ready in time:\n${output}`));
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -62,7 +67,7 @@ export function startRole(
     child.stderr!.on("data", onData);
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`role ${args.join(" ")} exited with ${code}:\n${output}`));
+      reject(new Error(`${args.join(" ")} exited with ${code}:\n${output}`));
     });
   });
 }

@@ -22,6 +22,7 @@ import { toBase64url, toHex, bytesToBigInt } from "../../subgraphs/verify/eviden
 import type { ChipChallenge } from "../../subgraphs/verify/evidence/schema.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { eventually, graphql, startTestPlatform, type TestPlatform } from "../support/platform.js";
+import type { StartOptions } from "../../gateway/platform.js";
 
 export const ONBOARDING_TOKEN = "dev-onboarding-token";
 export const OPERATOR_TOKEN = "dev-operator-token";
@@ -67,12 +68,12 @@ export interface VerifyPlatform extends TestPlatform {
  * Starts the real platform with generous per-IP limits. With DATABASE_URL set, it runs on its own throw-away
  * PostgreSQL database (dropped on close), so the same tests cover both database kinds.
  */
-export async function startVerifyPlatform(env: Record<string, string> = {}): Promise<VerifyPlatform> {
+export async function startVerifyPlatform(env: Record<string, string> = {}, options: StartOptions = {}): Promise<VerifyPlatform> {
   const scratch = usesPostgres && !env.DATABASE_URL ? await createPostgresDatabase() : undefined;
   const databaseUrl = env.DATABASE_URL ?? scratch?.url;
   let p: TestPlatform;
   try {
-    p = await startTestPlatform({ ...GENEROUS_LIMITS, ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+    p = await startTestPlatform({ ...GENEROUS_LIMITS, ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, options);
   } catch (error) {
     await scratch?.drop();
     throw error;

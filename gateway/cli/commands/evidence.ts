@@ -32,7 +32,9 @@ const ATTEST_USAGE = `Usage: cli evidence attest --receipt <receiptId> [--expire
 
 Records the chip attestation for one accepted evidence in the AttestationRegistry (chipRef and evidenceHash taken
 from the evidence; signed by OPERATOR_PRIVATE_KEY or the dev deployer), then marks the evidence attested. The read
-route then shows the machine's chip as verified. Prints {"receiptId","machineId","uid","txHash"}.`;
+route then shows the machine's chip as verified. Prints {"receiptId","machineId","uid","txHash"}.
+Refused before anything is sent when the evidence expired (VERIFY_EVIDENCE_TTL_SECONDS) or the machine is no longer
+active with the DID controller and chain its challenge bound.`;
 
 const USAGE = `${BUILD_USAGE}\n\n${PENDING_USAGE}\n\n${ATTEST_USAGE}`;
 
@@ -107,8 +109,7 @@ async function attest(args: string[]): Promise<void> {
   const receiptId = required(opts.receipt, "--receipt", ATTEST_USAGE);
   if (opts.expires !== undefined && opts.ttl !== undefined) throw new UsageError(`use --expires or --ttl, not both\n\n${ATTEST_USAGE}`);
   const api = new OperatorApi();
-  const record = (await api.pending(500)).find((r) => r.receiptId === receiptId);
-  if (!record) throw new CliError(`no accepted evidence awaiting attestation has receipt ${receiptId}`);
+  const record = await api.attestable(receiptId);
   await withChain(async (chain) => {
     let expiry = 0n;
     if (opts.expires !== undefined) expiry = parseUnsigned(opts.expires, "--expires", ATTEST_USAGE);
@@ -120,7 +121,12 @@ async function attest(args: string[]): Promise<void> {
     );
     const uid = chipAttestedUid(chain, receipt);
     progress(`recording attestation ${uid} for receipt ${receiptId}`);
-    await api.recordAttestation(receiptId, uid);
+    try {
+      await api.recordAttestation(receiptId, uid);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      throw new CliError(`${error.message}; attestation ${uid} is on chain but not recorded: revoke it with \`cli revoke --uid ${uid}\``);
+    }
     printResult({ receiptId, machineId: record.machineId, uid, txHash: receipt.hash });
   });
 }

@@ -34,7 +34,8 @@ export interface DemoMachine {
 export interface DemoFixture {
   chainId: number;
   rpcUrl: string;
-  onboardingToken: string;
+  /** The documented dev onboarding token when it is accepted; absent when tokens are configured (never written). */
+  onboardingToken?: string;
   contracts: ContractAddresses;
   vendor: { rootCertPem: string; intermediateCertPem: string };
   machines: DemoMachine[];

@@ -4,8 +4,11 @@
  * Idempotent: when demo.json exists and matches the chain (same chain ID and contracts, machine 1 registered) nothing
  * is sent; only `rpcUrl` and `onboardingToken` are refreshed. Keys are derived from fixed labels (dev-keys.ts), so a
  * reseed on a fresh chain produces the same addresses.
+ *
+ * The file holds private keys, so it is written 0600. It names the onboarding token only when that is the documented
+ * dev token: a configured token is a secret of the operator's and never lands in a file.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createHash } from "node:crypto";
 import {
   decodeBase58,
@@ -19,9 +22,10 @@ import {
   type Signer,
 } from "ethers";
 import { CONTRACT_NAMES } from "../config.js";
+import { writeSecretFile } from "../data-dir.js";
 import { createDemoVendor } from "../crypto/vendor-ca.js";
 import { connectContract } from "./contracts.js";
-import { DEV_MIN_BOND, waitFor, type ContractAddresses } from "./deploy.js";
+import { DEV_MIN_BOND, minedReceipt, waitFor, type ContractAddresses } from "./deploy.js";
 import { demoWallet } from "./dev-keys.js";
 import {
   demoFixturePath,
@@ -73,17 +77,18 @@ export interface SeedDemoOptions {
   contracts: ContractAddresses;
   /** config.namespace.didMethod */
   didMethod: string;
-  /** config.onboardingTokens; the first one is written to the fixture. */
+  /** config.onboardingTokens; the fixture names the dev token when it is among them, no other. */
   onboardingTokens: string[];
   log?: (line: string) => void;
 }
 
 export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
   const log = options.log ?? (() => {});
-  const onboardingToken = options.onboardingTokens[0] ?? DEV_ONBOARDING_TOKEN;
+  const onboardingToken = options.onboardingTokens.includes(DEV_ONBOARDING_TOKEN) ? DEV_ONBOARDING_TOKEN : undefined;
   const existing = readDemoFixture(options.dataDir);
   if (existing && (await fixtureMatchesChain(existing, options))) {
-    const refreshed = { ...existing, rpcUrl: options.rpcUrl, onboardingToken };
+    const { onboardingToken: _earlier, ...rest } = existing;
+    const refreshed: DemoFixture = { ...rest, rpcUrl: options.rpcUrl, ...(onboardingToken ? { onboardingToken } : {}) };
     writeFixture(options.dataDir, refreshed);
     return refreshed;
   }
@@ -97,7 +102,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
   const fixture: DemoFixture = {
     chainId: options.chainId,
     rpcUrl: options.rpcUrl,
-    onboardingToken,
+    ...(onboardingToken ? { onboardingToken } : {}),
     contracts: options.contracts,
     vendor: { rootCertPem: vendor.rootCertPem, intermediateCertPem: vendor.intermediateCertPem },
     machines,
@@ -116,8 +121,8 @@ async function fixtureMatchesChain(fixture: DemoFixture, options: SeedDemoOption
 }
 
 function writeFixture(dataDir: string, fixture: DemoFixture): void {
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(demoFixturePath(dataDir), `${JSON.stringify(fixture, null, 2)}\n`);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  writeSecretFile(demoFixturePath(dataDir), `${JSON.stringify(fixture, null, 2)}\n`);
 }
 
 /** Solana genesis hash (base58) as the bytes32 the registry stores. */
@@ -231,7 +236,7 @@ class DemoSeeder {
   /** Sends an attestation and returns its uid, taken from the mined transaction's event. */
   private async attest(method: "attestChip" | "attestKyb", args: unknown[]): Promise<string> {
     const attestations = this.contract("AttestationRegistry");
-    const receipt = await (await attestations[method](...args)).wait();
+    const receipt = await minedReceipt(await attestations[method](...args));
     const event = method === "attestChip" ? "ChipAttested" : "KybAttested";
     for (const entry of receipt.logs) {
       const parsed = attestations.interface.parseLog(entry);

@@ -7,7 +7,17 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ContractFactory, keccak256, NonceManager, parseEther, toUtf8Bytes, Wallet, type Provider } from "ethers";
+import {
+  ContractFactory,
+  keccak256,
+  NonceManager,
+  parseEther,
+  toUtf8Bytes,
+  Wallet,
+  type Provider,
+  type TransactionReceipt,
+  type TransactionResponse,
+} from "ethers";
 import { CONTRACT_NAMES, type ContractName } from "../config.js";
 import { loadArtifacts } from "./artifacts.js";
 import { devChainDir } from "./devchain.js";
@@ -56,14 +66,15 @@ export async function ensureDeployment(options: EnsureDeploymentOptions): Promis
   const log = options.log ?? (() => {});
   const previous = readDeployment(options.dataDir);
   const hash = artifactsHash();
-  if (previous && previous.chainId === options.chainId && previous.artifactsHash === hash) {
+  const deployer = new Wallet(options.deployerKey, options.provider);
+  const same = previous?.chainId === options.chainId && previous.artifactsHash === hash && previous.deployer === deployer.address;
+  if (previous && same) {
     if (await hasCodeEverywhere(options.provider, previous.contracts)) return previous.contracts;
     log("chain: recorded contracts have no code (chain state lost); redeploying and reseeding the demo fixture");
   } else if (previous) {
-    log("chain: contracts or chain ID changed since the last deployment; redeploying");
+    log("chain: contracts, chain ID or deployer changed since the last deployment; redeploying");
   }
 
-  const deployer = new Wallet(options.deployerKey, options.provider);
   const contracts = await deployAll(new NonceManager(deployer));
   const record: DeploymentRecord = {
     chainId: options.chainId,
@@ -82,7 +93,7 @@ async function deployAll(signer: NonceManager): Promise<ContractAddresses> {
   const deploy = async (name: ContractName, ...args: unknown[]): Promise<string> => {
     const factory = new ContractFactory(artifacts[name].abi, artifacts[name].bytecode, signer);
     const contract = await factory.deploy(...args);
-    await contract.waitForDeployment();
+    await minedReceipt(contract.deploymentTransaction());
     return contract.getAddress();
   };
 
@@ -109,6 +120,25 @@ async function deployAll(signer: NonceManager): Promise<ContractAddresses> {
 }
 
 /** Waits for a sent transaction to be mined and fails when it reverted. */
-export async function waitFor(sent: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
-  await (await sent).wait();
+export async function waitFor(sent: Promise<TransactionResponse>): Promise<void> {
+  await minedReceipt(await sent);
+}
+
+/**
+ * The receipt of a sent transaction, asked for until it exists. ethers' `wait()` re-checks only when it sees a new
+ * block after its first look; on an automining chain that mined the transaction just before that look, no further
+ * block may ever come, and seeding the demo hung at start-up (seen under load). A reverted transaction throws.
+ */
+export async function minedReceipt(tx: TransactionResponse | null, timeoutMs = 60_000): Promise<TransactionReceipt> {
+  if (!tx) throw new Error("no transaction to wait for");
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const receipt = await tx.provider.getTransactionReceipt(tx.hash);
+    if (receipt) {
+      if (receipt.status !== 1) throw new Error(`transaction ${tx.hash} reverted`);
+      return receipt;
+    }
+    if (Date.now() > deadline) throw new Error(`transaction ${tx.hash} was not mined within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }

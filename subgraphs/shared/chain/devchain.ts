@@ -4,9 +4,13 @@
  * State lives in `<dataDir>/chain/anvil-state.json` (`--state`): loaded on start, dumped every few seconds
  * (`--state-interval`) and on SIGTERM, so a killed process loses at most the last interval. anvil's output goes to
  * `<dataDir>/chain/anvil.log`.
+ *
+ * Its pid is kept in `<dataDir>/chain/anvil.pid` while it runs. A platform killed with SIGKILL cannot stop its node,
+ * which then keeps the port and the state file; the next start finds that node by the pid file (checking that the
+ * pid is still an anvil serving this state file, not a reused pid) and stops it, so its state is dumped and loaded.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -19,6 +23,8 @@ export interface DevChainOptions {
   stateIntervalSeconds?: number;
   /** How long to wait for the RPC to answer. */
   startTimeoutMs?: number;
+  /** Progress lines (a leftover node being stopped). */
+  log?: (line: string) => void;
 }
 
 export interface DevChain {
@@ -56,16 +62,20 @@ export async function startDevChain(options: DevChainOptions): Promise<DevChain>
   const binary = resolveAnvilBinary();
   const chainDir = devChainDir(options.dataDir);
   mkdirSync(chainDir, { recursive: true });
+  const statePath = path.join(chainDir, "anvil-state.json");
+  const pidFile = path.join(chainDir, "anvil.pid");
+  await stopLeftoverNode(pidFile, statePath, options.log);
   const args = [
     "--host", "127.0.0.1",
     "--port", String(options.port),
     "--chain-id", String(options.chainId ?? 3338),
-    "--state", path.join(chainDir, "anvil-state.json"),
+    "--state", statePath,
     "--state-interval", String(options.stateIntervalSeconds ?? 2),
   ];
   const log = createWriteStream(path.join(chainDir, "anvil.log"), { flags: "a" });
   log.write(`\n--- ${new Date().toISOString()} anvil ${args.join(" ")}\n`);
   const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid !== undefined) writeFileSync(pidFile, String(child.pid));
   child.stderr.pipe(log, { end: false });
   // "close" comes after the output pipes are drained, so the log is only ended once nothing more can be written.
   // A failed spawn may emit "error" without "close".
@@ -80,7 +90,7 @@ export async function startDevChain(options: DevChainOptions): Promise<DevChain>
   let stopping: Promise<void> | undefined;
   const stop = () => {
     process.off("exit", killOnExit);
-    return (stopping ??= stopProcess(child, closed, log));
+    return (stopping ??= stopProcess(child, closed, log).then(() => rmSync(pidFile, { force: true })));
   };
   try {
     const port = await waitForListening(child, log, options.startTimeoutMs ?? 20_000);
@@ -152,6 +162,43 @@ async function waitForRpc(rpcUrl: string, timeoutMs: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new DevChainError(`anvil RPC at ${rpcUrl} did not answer within ${timeoutMs} ms`);
+}
+
+/**
+ * Stops the node a killed platform left running on this state file, if any: SIGTERM (it dumps its state), SIGKILL
+ * after 10 s. A pid that is no longer an anvil on this state file (exited, or reused by another program) is left alone.
+ */
+async function stopLeftoverNode(pidFile: string, statePath: string, log: (line: string) => void = () => {}): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number.parseInt(readFileSync(pidFile, "utf8"), 10);
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 0 || !isAnvilOn(pid, statePath)) return;
+  log(`chain: stopping anvil ${pid} left running by an earlier start (its state is dumped and loaded again)`);
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 10_000;
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) process.kill(pid, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The process's command line names anvil and this state file (Linux /proc; elsewhere nothing is stopped). */
+function isAnvilOn(pid: number, statePath: string): boolean {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    return path.basename(args[0] ?? "").startsWith("anvil") && args.includes(statePath);
+  } catch {
+    return false;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** SIGTERM makes anvil dump its state; wait for the exit so the file is complete. SIGKILL after a grace period. */

@@ -5,6 +5,7 @@
  * - `CHAIN_RPC_URL` set: an external node; addresses come from `<NAME>_ADDRESS`; nothing is started, deployed or seeded.
  * - otherwise: anvil under `<dataDir>/chain`, contracts deployed (or reused), demo seeded when `config.seedDemo`.
  */
+import { parseEther, toBeHex, Wallet } from "ethers";
 import type { ContractName, PlatformConfig } from "../config.js";
 import { ensureDeployment } from "./deploy.js";
 import type { DemoFixture } from "./demo-fixture.js";
@@ -32,11 +33,15 @@ export async function openPlatformChain(
     return { rpcUrl: chain.rpcUrl, chainId: chain.chainId, addresses: chain.addresses, demo: null, stop: async () => {} };
   }
 
-  const devChain = await startDevChain({ dataDir: config.dataDir, port: chain.anvilPort, chainId: chain.chainId });
+  const devChain = await startDevChain({ dataDir: config.dataDir, port: chain.anvilPort, chainId: chain.chainId, log });
   const provider = createProvider(devChain.rpcUrl, { chainId: chain.chainId, timeoutMs: chain.requestTimeoutMs });
   try {
-    // The embedded chain only funds anvil's default accounts, so its deployer (admin, attester) is always account 0.
-    const deployerKey = DEV_DEPLOYER_KEY;
+    // The deployer is the contracts' admin and attester: OPERATOR_PRIVATE_KEY when set (funded here, since anvil only
+    // funds its own well-known accounts), else anvil's account 0.
+    const deployerKey = chain.operatorKey ?? DEV_DEPLOYER_KEY;
+    if (chain.operatorKey) {
+      await provider.send("anvil_setBalance", [new Wallet(chain.operatorKey).address, toBeHex(parseEther("1000"))]);
+    }
     const contracts = await ensureDeployment({
       provider,
       deployerKey,

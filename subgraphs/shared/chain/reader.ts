@@ -6,16 +6,26 @@
  * starts an empty cache. Every RPC request has a deadline; a timeout, an RPC error or an undecodable answer becomes
  * `ChainUnavailableError`. When the watcher loses the node, the pinned block and the cache are dropped, so reads fail
  * fast instead of serving a stale block forever.
+ *
+ * At most `maxInFlight` requests are in flight per reader (a deadline also covers the wait for a slot), over as many
+ * keep-alive sockets, so no burst of reads can open thousands of connections to the node. The readiness probe is
+ * shared: one probe in flight, its answer reused for a second after it arrives.
  */
-import { encodeBase58, ZeroHash, type JsonRpcProvider, type Result } from "ethers";
+import http from "node:http";
+import https from "node:https";
+import { ZeroHash, type JsonRpcProvider, type Result } from "ethers";
 import type { ContractName } from "../config.js";
 import { ChainUnavailableError } from "../errors.js";
 import { contractInterface } from "./artifacts.js";
+import { bigintAsString, NOT_READY, toMachine, toStatus } from "./decode.js";
+import { InFlightLimit } from "./in-flight.js";
 import { createProvider } from "./rpc.js";
-import type { AttestationStatus, ChainReads, ChipAttestation, HomeChain, MachineOnChain, ReadinessProbe } from "./types.js";
+import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
 
 /** `AttestationRegistry.TOPIC_CHIP`. */
 const CHIP_TOPIC = 0;
+/** How long a readiness answer is reused after it arrived. */
+const PROBE_REUSE_MS = 1000;
 
 export interface ChainReaderOptions {
   rpcUrl: string;
@@ -28,11 +38,9 @@ export interface ChainReaderOptions {
   pollIntervalMs: number;
   /** Entries kept per block before the cache is emptied (bounds memory under many distinct keys). */
   maxCacheEntries?: number;
+  /** Requests in flight at most (config.chain.maxInFlight). */
+  maxInFlight?: number;
 }
-
-const ATTESTATION_STATUSES: readonly AttestationStatus[] = ["unverified", "verified", "expired", "revoked"];
-const HOME_EVM = 0n;
-const HOME_SOLANA = 1n;
 
 interface BlockCache {
   tag: string;
@@ -40,19 +48,28 @@ interface BlockCache {
   entries: Map<string, Promise<unknown>>;
 }
 
+type SharedProbe = { result: Promise<ReadinessProbe>; settledAt?: number };
+
 export class ChainReader implements ChainReads {
   private readonly provider: JsonRpcProvider;
+  private readonly agent: http.Agent;
+  readonly inFlight: InFlightLimit;
   private readonly maxCacheEntries: number;
+  private lastProbe: SharedProbe | null = null;
   private block: BlockCache | null = null;
   private headRequest: Promise<BlockCache> | null = null;
   private watcher: NodeJS.Timeout | null = null;
   private nodeChainId: string | null = null;
 
   constructor(private readonly options: ChainReaderOptions) {
+    this.inFlight = new InFlightLimit(options.maxInFlight ?? 32);
+    const Agent = options.rpcUrl.startsWith("https:") ? https.Agent : http.Agent;
+    this.agent = new Agent({ keepAlive: true, maxSockets: this.inFlight.max });
     // The chain ID passed to ethers only spares it a network detection; reads never sign anything.
     this.provider = createProvider(options.rpcUrl, {
       chainId: options.chainId ?? 0,
       timeoutMs: options.requestTimeoutMs,
+      agent: this.agent,
     });
     this.maxCacheEntries = options.maxCacheEntries ?? 10_000;
   }
@@ -70,6 +87,7 @@ export class ChainReader implements ChainReads {
     this.watcher = null;
     this.block = null;
     this.provider.destroy();
+    this.agent.destroy();
   }
 
   async syncHead(): Promise<void> {
@@ -125,21 +143,20 @@ export class ChainReader implements ChainReads {
     return this.cachedView(name, method, args, "raw", (result) => result);
   }
 
-  async probe(): Promise<ReadinessProbe> {
+  /** The readiness checks; concurrent and repeated callers within a second share one probe. */
+  probe(): Promise<ReadinessProbe> {
+    const last = this.lastProbe;
+    if (last && (last.settledAt === undefined || Date.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
+    const entry: SharedProbe = { result: this.probeNow() };
+    void entry.result.finally(() => (entry.settledAt = Date.now()));
+    this.lastProbe = entry;
+    return entry.result;
+  }
+
+  private async probeNow(): Promise<ReadinessProbe> {
     const { addresses } = this.options;
-    const notReady: ReadinessProbe = {
-      rpc_connected: false,
-      contracts: {
-        identity_registry: false,
-        identity_staking: false,
-        event_registry: false,
-        machine_nft: false,
-        did_registry: false,
-        admin_flags: false,
-      },
-    };
     // Document 2: without the registries the services are not initialised and every check reads false.
-    if (!addresses.IdentityRegistry || !addresses.MachineRegistry) return notReady;
+    if (!addresses.IdentityRegistry || !addresses.MachineRegistry) return NOT_READY;
 
     const rpcConnected = this.send("eth_blockNumber", []).then(
       () => true,
@@ -228,17 +245,24 @@ export class ChainReader implements ChainReads {
     }
   }
 
-  /** One JSON-RPC request under the deadline; every failure is a ChainUnavailableError. */
+  /**
+   * One JSON-RPC request in an in-flight slot, under the deadline (the wait for the slot included); every failure is a
+   * ChainUnavailableError. A request past its deadline keeps its slot until the transport ends it: the cap bounds sockets.
+   */
   private async send<T>(method: string, params: unknown[]): Promise<T> {
+    const controller = new AbortController();
+    const timedOut = new ChainUnavailableError(new Error(`${method} timed out`));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ChainUnavailableError(new Error(`${method} timed out`))),
-        this.options.requestTimeoutMs,
-      );
+      timer = setTimeout(() => {
+        controller.abort(timedOut);
+        reject(timedOut);
+      }, this.options.requestTimeoutMs);
     });
+    const sent = this.inFlight.run(() => this.provider.send(method, params), controller.signal);
+    sent.catch(() => {}); // after the deadline nobody is told
     try {
-      return (await Promise.race([this.provider.send(method, params), deadline])) as T;
+      return (await Promise.race([sent, deadline])) as T;
     } catch (error) {
       throw error instanceof ChainUnavailableError ? error : new ChainUnavailableError(error);
     } finally {
@@ -270,30 +294,3 @@ export class ChainReader implements ChainReads {
   }
 }
 
-const bigintAsString = (_: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
-
-function toStatus(code: unknown): AttestationStatus {
-  const status = ATTESTATION_STATUSES[Number(code)];
-  if (!status) throw new Error(`unknown attestation status ${String(code)}`);
-  return status;
-}
-
-function toMachine(machineId: bigint, view: Result): MachineOnChain | null {
-  if (!view.exists) return null;
-  let home: HomeChain;
-  if (view.homeKind === HOME_EVM) home = { kind: "evm", chainId: (view.homeChainId as bigint).toString() };
-  else if (view.homeKind === HOME_SOLANA) home = { kind: "solana", genesisHash: encodeBase58(view.homeGenesisHash) };
-  else throw new Error(`unknown home chain kind ${String(view.homeKind)}`);
-  const controller = view.controller as string;
-  return Object.freeze({
-    machineId,
-    machineAddress: view.machineAddress as string,
-    owner: view.owner as string,
-    controller: /^0x0{40}$/.test(controller) ? null : controller,
-    effectiveController: view.effectiveController as string,
-    operator: view.operator as string,
-    deactivated: view.deactivated as boolean,
-    home: Object.freeze(home),
-    tokenId: view.tokenId as bigint,
-  });
-}

@@ -1,6 +1,7 @@
 /**
  * JSON-RPC plumbing shared by the reader, the deployer, the demo seeder and the CLI.
  */
+import type { Agent } from "node:http";
 import { FetchRequest, JsonRpcProvider, Network } from "ethers";
 
 export interface ProviderOptions {
@@ -8,12 +9,15 @@ export interface ProviderOptions {
   chainId: number | bigint;
   /** Transport deadline of one HTTP request. */
   timeoutMs?: number;
+  /** HTTP agent for the node's connections (keep-alive, socket cap); default: Node's global agent. */
+  agent?: Agent;
 }
 
 /** An ethers provider that sends every request at once (no batching stall) and never re-detects the network. */
 export function createProvider(rpcUrl: string, options: ProviderOptions): JsonRpcProvider {
   const request = new FetchRequest(rpcUrl);
   if (options.timeoutMs !== undefined) request.timeout = options.timeoutMs;
+  if (options.agent) request.getUrlFunc = FetchRequest.createGetUrlFunc({ agent: options.agent });
   const provider = new JsonRpcProvider(request, Network.from(options.chainId), {
     staticNetwork: true,
     batchMaxCount: 1,

@@ -30,6 +30,8 @@ export interface DatabaseConfig {
   dataDir: string;
   /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
   databaseUrl?: string;
+  /** How long to wait for another process's migration lock (default 60 s). */
+  migrationLockTimeoutMs?: number;
 }
 
 export interface OpenDatabaseOptions {
@@ -47,7 +49,7 @@ export const PING_TIMEOUT_MS = 2_000;
 
 export async function openDatabase(config: DatabaseConfig, opts: OpenDatabaseOptions = {}): Promise<Database> {
   return config.databaseUrl
-    ? openPostgres(config.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE)
+    ? openPostgres(config.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE, config.migrationLockTimeoutMs)
     : openPglite(opts.inMemory ? undefined : path.join(config.dataDir, "pglite"));
 }
 
@@ -102,8 +104,8 @@ async function createPgliteInMemory(): Promise<PGlite> {
   return PGlite.create({ loadDataDir: await migratedSnapshot });
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  await migratePostgres(url);
+async function openPostgres(url: string, poolSize: number, lockTimeoutMs: number | undefined): Promise<Database> {
+  await migratePostgres(url, lockTimeoutMs);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -127,7 +129,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
 }
 
 /** Migrations run on one dedicated connection: the advisory lock and each BEGIN/COMMIT must share a session. */
-async function migratePostgres(url: string): Promise<void> {
+async function migratePostgres(url: string, lockTimeoutMs: number | undefined): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   client.on("error", () => undefined); // surfaced by the failing query instead
   try {
@@ -136,7 +138,7 @@ async function migratePostgres(url: string): Promise<void> {
     throw new StoreUnavailableError(error);
   }
   try {
-    await runMigrations(pgClientSession(client), await loadMigrations());
+    await runMigrations(pgClientSession(client), await loadMigrations(), { lockTimeoutMs });
   } finally {
     await client.end().catch(() => undefined); // closing a broken connection must not hide the real error
   }

@@ -7,7 +7,7 @@
 export { openDatabase, DEFAULT_POOL_SIZE, CONNECT_TIMEOUT_MS, PING_TIMEOUT_MS } from "./client.js";
 export type { Database, DatabaseConfig, DatabaseKind, OpenDatabaseOptions } from "./client.js";
 export { isStoreFailure, isUniqueViolation, toStoreError } from "./store-errors.js";
-export { MigrationChecksumMismatchError, MigrationFailedError } from "./migrate.js";
+export { MigrationChecksumMismatchError, MigrationFailedError, MigrationLockTimeoutError } from "./migrate.js";
 export { DataDirInUseError } from "./pglite-lock.js";
 export { Prisma, PrismaClient } from "./generated/client.js";
 export type {

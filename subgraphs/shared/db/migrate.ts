@@ -4,7 +4,9 @@
  * Applied migrations are recorded in `schema_migrations` (name, sha256 checksum, applied_at). Each pending migration
  * runs in its own transaction together with its tracking row, so a failure leaves no half-applied migration behind.
  * The whole run holds a session-level advisory lock, so replicas booting together on one PostgreSQL apply each
- * migration once: the others wait, then find nothing left to do.
+ * migration once: the others wait, then find nothing left to do. They wait at most `lockTimeoutMs`
+ * (MIGRATION_LOCK_TIMEOUT_MS): a process that holds the lock longer (hung, or stopped in a debugger) makes the others
+ * fail with MigrationLockTimeoutError naming its backend pid, instead of waiting forever.
  */
 import type { Migration } from "./migrations.js";
 import type { SqlSession } from "./sql-session.js";
@@ -32,6 +34,18 @@ export class MigrationChecksumMismatchError extends Error {
   }
 }
 
+export class MigrationLockTimeoutError extends Error {
+  constructor(readonly timeoutMs: number, readonly holderPid: number | undefined) {
+    super(
+      `another process has held the migration lock (advisory lock ${MIGRATION_LOCK_KEY}) for over ${timeoutMs} ms` +
+        `${holderPid ? `: PostgreSQL backend pid ${holderPid}` : ""}; ` +
+        "if no migration is running there, end that session (pg_terminate_backend), then start again " +
+        "(MIGRATION_LOCK_TIMEOUT_MS sets the wait)",
+    );
+    this.name = "MigrationLockTimeoutError";
+  }
+}
+
 export class MigrationFailedError extends Error {
   constructor(readonly migrationName: string, cause: unknown) {
     super(`migration ${migrationName} failed and was rolled back: ${(cause as Error)?.message ?? cause}`, { cause });
@@ -44,8 +58,15 @@ interface AppliedRow {
   checksum: string;
 }
 
-export async function runMigrations(session: SqlSession, migrations: Migration[]): Promise<MigrationReport> {
-  await session.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+/** PostgreSQL's SQLSTATE for "could not obtain lock" (lock_timeout passed). */
+const LOCK_NOT_AVAILABLE = "55P03";
+
+export async function runMigrations(
+  session: SqlSession,
+  migrations: Migration[],
+  options: { lockTimeoutMs?: number } = {},
+): Promise<MigrationReport> {
+  await takeLock(session, options.lockTimeoutMs ?? 60_000);
   try {
     // Created under the lock: concurrent CREATE TABLE IF NOT EXISTS can still collide in the catalog.
     await session.exec(
@@ -74,6 +95,31 @@ export async function runMigrations(session: SqlSession, migrations: Migration[]
     // If the connection is gone the server has already released the lock with the session.
     await session.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
   }
+}
+
+/** Waits for the advisory lock at most `timeoutMs` (lock_timeout applies to advisory locks too). */
+async function takeLock(session: SqlSession, timeoutMs: number): Promise<void> {
+  await session.query("SELECT set_config('lock_timeout', $1, false)", [`${timeoutMs}ms`]);
+  try {
+    await session.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+  } catch (error) {
+    if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+    throw new MigrationLockTimeoutError(timeoutMs, await lockHolder(session));
+  } finally {
+    // The migrations themselves may wait for table locks as long as they need.
+    await session.exec("RESET lock_timeout").catch(() => undefined);
+  }
+}
+
+/** The backend holding the lock (a bigint key is split into classid, the high 32 bits, and objid). */
+async function lockHolder(session: SqlSession): Promise<number | undefined> {
+  const rows = await session
+    .query<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 1",
+      [Math.floor(MIGRATION_LOCK_KEY / 2 ** 32), MIGRATION_LOCK_KEY % 2 ** 32],
+    )
+    .catch(() => []);
+  return rows[0]?.pid;
 }
 
 async function applyInTransaction(session: SqlSession, migration: Migration): Promise<void> {

@@ -1,52 +1,62 @@
 /**
  * PGlite has no inter-process locking: two processes opening one data directory both succeed, each with its own
- * buffers, and corrupt it. A pid lock file beside the data directory (`<dir>.lock`, outside it so initdb sees an
-empty directory) makes the second opener fail instead.
+ * buffers, and corrupt it. So the directory is locked with an OS-level lock: a listening Unix socket in Linux's
+ * abstract namespace whose name is derived from the directory's real path. Binding it is atomic (a second binder
+ * gets EADDRINUSE, whether in another process or this one), and the kernel releases it when the process exits or
+ * is killed, so there is no stale lock to detect or take over, and no window in which two processes both hold it.
+ * The holder answers a connection with its pid, so the error can name it.
+ *
+ * (A pid file created with O_EXCL is atomic, but taking over a stale one is not: two starters can both find it stale,
+ * and one then removes the lock the other has just created.)
  */
-import { open, readFile, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { realpath } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 
 export class DataDirInUseError extends Error {
-  constructor(dir: string, pid: number) {
-    super(`${dir} is in use by process ${pid}; embedded PGlite serves one process (use DATABASE_URL to share)`);
+  constructor(dir: string, pid: number | undefined) {
+    super(
+      `${dir} is in use by ${pid ? `process ${pid}` : "another process"}; embedded PGlite serves one process (use DATABASE_URL to share)`,
+    );
     this.name = "DataDirInUseError";
   }
 }
 
-/** Lock files this process holds, so a stale file that happens to carry our own (reused) pid is recognised. */
-const heldHere = new Set<string>();
-
-/** Takes the lock on `dir` (whose parent must exist) and returns its release function. */
-export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
-  const lockPath = `${path.resolve(dir)}.lock`;
-  // Second attempt only after removing a stale lock left by a process that died.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const file = await open(lockPath, "wx");
-      await file.writeFile(String(process.pid));
-      await file.close();
-      heldHere.add(lockPath);
-      return async () => {
-        heldHere.delete(lockPath);
-        await rm(lockPath, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = Number.parseInt(await readFile(lockPath, "utf8").catch(() => ""), 10);
-      const heldByUs = holder === process.pid && heldHere.has(lockPath);
-      if (heldByUs || (holder !== process.pid && isRunning(holder))) throw new DataDirInUseError(dir, holder);
-      await rm(lockPath, { force: true });
-    }
-  }
-  throw new Error(`could not lock ${dir}`);
+/** The abstract socket name of a directory (a leading NUL byte puts it in the abstract namespace). */
+async function lockName(dir: string): Promise<string> {
+  const real = await realpath(dir);
+  return `\0machine-economy-pglite-${createHash("sha256").update(real).digest("hex").slice(0, 32)}`;
 }
 
-function isRunning(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0); // signal 0: existence check only
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by another user
+/** Takes the lock on `dir` (which must exist) and returns its release function. */
+export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  if (process.platform !== "linux") {
+    throw new Error("embedded PGlite needs Linux (its data-directory lock is an abstract Unix socket); set DATABASE_URL");
   }
+  const name = await lockName(path.resolve(dir));
+  const server = net.createServer((socket) => socket.end(String(process.pid)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(name, () => resolve());
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    throw new DataDirInUseError(dir, await holderPid(name));
+  }
+  server.unref(); // the lock must not keep the process alive
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** Asks the holder for its pid; undefined if it does not answer within a second. */
+function holderPid(name: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    let answer = "";
+    const socket = net.connect(name);
+    socket.setTimeout(1000, () => socket.destroy());
+    socket.on("data", (chunk) => (answer += chunk.toString()));
+    socket.on("error", () => resolve(undefined));
+    socket.on("close", () => resolve(Number.parseInt(answer, 10) || undefined));
+  });
 }

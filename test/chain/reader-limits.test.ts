@@ -1,0 +1,149 @@
+/**
+ * The chain reader cannot be made to flood the node: at most CHAIN_MAX_IN_FLIGHT requests (and sockets) at once,
+ * however many reads arrive together, and the readiness probe runs once for any number of callers within a second.
+ * A TCP proxy in front of the real anvil node counts the connections and JSON-RPC requests the reader makes.
+ */
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
+import { removeDir, startSeededChain, tempDataDir, type SeededChain } from "./helpers.js";
+
+interface CountingProxy {
+  url: string;
+  /** Most connections open at the same time, and connections opened in all. */
+  peakConnections: number;
+  connections: number;
+  /** JSON-RPC requests seen, by method. */
+  requests: Map<string, number>;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+async function countingProxy(targetUrl: string): Promise<CountingProxy> {
+  const target = new URL(targetUrl);
+  const sockets = new Set<net.Socket>();
+  let open = 0;
+  const proxy: CountingProxy = {
+    url: "",
+    peakConnections: 0,
+    connections: 0,
+    requests: new Map(),
+    reset() {
+      this.peakConnections = open;
+      this.connections = 0;
+      this.requests = new Map();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const server = net.createServer((client) => {
+    open++;
+    proxy.connections++;
+    proxy.peakConnections = Math.max(proxy.peakConnections, open);
+    const upstream = net.connect(Number(target.port), target.hostname);
+    sockets.add(client).add(upstream);
+    client.on("data", (chunk: Buffer) => {
+      for (const [, method] of chunk.toString("latin1").matchAll(/"method":"([a-zA-Z_]+)"/g)) {
+        proxy.requests.set(method!, (proxy.requests.get(method!) ?? 0) + 1);
+      }
+    });
+    client.pipe(upstream).pipe(client);
+    const closed = () => {
+      if (sockets.delete(client)) open--;
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("close", closed).on("error", closed);
+    upstream.on("close", closed).on("error", closed);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return proxy;
+}
+
+let dataDir: string;
+let seeded: SeededChain;
+let proxy: CountingProxy;
+let reader: ChainReader;
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  seeded = await startSeededChain(dataDir);
+  proxy = await countingProxy(seeded.chain.rpcUrl);
+  reader = new ChainReader({
+    rpcUrl: proxy.url,
+    addresses: seeded.chain.addresses,
+    chainId: seeded.chain.chainId,
+    requestTimeoutMs: 10_000,
+    // Manual head updates only: the watcher's polls would blur the counts.
+    pollIntervalMs: 3_600_000,
+    maxInFlight: 4,
+  });
+  await reader.start();
+}, 120_000);
+afterAll(async () => {
+  reader?.close();
+  await proxy?.close();
+  await seeded?.close();
+  removeDir(dataDir);
+});
+
+describe("in-flight cap", () => {
+  it("2,000 distinct reads at once use at most CHAIN_MAX_IN_FLIGHT connections and all succeed", async () => {
+    proxy.reset();
+    const reads = Array.from({ length: 2000 }, (_, i) => reader.callView("MachineRegistry", "getMachine", [BigInt(i + 1)]));
+    // While the burst is under way the reader never has more than 4 requests out.
+    expect(reader.inFlight.running).toBeLessThanOrEqual(4);
+    const results = await Promise.all(reads);
+    expect(results).toHaveLength(2000);
+    expect(results[0]![0].exists).toBe(true);
+    expect(proxy.requests.get("eth_call")).toBe(2000);
+    expect(proxy.peakConnections).toBeLessThanOrEqual(4);
+    // Keep-alive: the 2,000 requests shared a handful of sockets instead of opening one each.
+    expect(proxy.connections).toBeLessThanOrEqual(4);
+  });
+
+  it("a read waiting for a slot past its deadline fails as chain unavailable without being sent", async () => {
+    const impatient = new ChainReader({
+      rpcUrl: proxy.url,
+      addresses: seeded.chain.addresses,
+      chainId: seeded.chain.chainId,
+      requestTimeoutMs: 1,
+      pollIntervalMs: 3_600_000,
+      maxInFlight: 1,
+    });
+    try {
+      const outcomes = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => impatient.callView("MachineRegistry", "getMachine", [BigInt(i + 1)])));
+      const failed = outcomes.filter((outcome) => outcome.status === "rejected");
+      expect(failed.length).toBeGreaterThan(0);
+      for (const outcome of failed) expect((outcome as PromiseRejectedResult).reason.constructor.name).toBe("ChainUnavailableError");
+      expect(impatient.inFlight.running).toBeLessThanOrEqual(1);
+    } finally {
+      impatient.close();
+    }
+  });
+});
+
+describe("readiness probe", () => {
+  it("1,000 concurrent probes make one probe's requests (one head check, six contract calls)", async () => {
+    proxy.reset();
+    const probes = await Promise.all(Array.from({ length: 1000 }, () => reader.probe()));
+    expect(new Set(probes).size).toBe(1);
+    expect(probes[0]!.rpc_connected).toBe(true);
+    expect(proxy.requests.get("eth_blockNumber")).toBe(1);
+    expect(proxy.requests.get("eth_call")).toBe(6);
+  });
+
+  it("a probe within a second of the last answer reuses it; after that a new probe runs", async () => {
+    await reader.probe();
+    proxy.reset();
+    await reader.probe();
+    expect(proxy.requests.size).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await reader.probe();
+    expect(proxy.requests.get("eth_blockNumber")).toBe(1);
+  });
+});

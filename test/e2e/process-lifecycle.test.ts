@@ -1,0 +1,168 @@
+/**
+ * How the platform's processes stop, as a supervisor, a container runtime or a terminal stops them: SIGTERM or SIGINT
+ * to `npm start` (npm -> node) or to the server itself stops everything within seconds, a request in flight is
+ * finished first, and the chain's state is dumped; a server killed with SIGKILL leaves its anvil node running, and the
+ * next start finds that node by its pid file and stops it instead of failing on the port. Real processes on one data
+ * directory and fixed ports, as a user's machine has them.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startCommand, type RoleProcess } from "../support/processes.js";
+
+const STOP_WITHIN_MS = 8000;
+let dataDir: string;
+let env: Record<string, string>;
+let ports: { http: number; markets: number; graphql: number; anvil: number };
+const running: RoleProcess[] = [];
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "lifecycle-"));
+  const [http, markets, graphql, anvil] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  ports = { http, markets, graphql, anvil };
+  env = {
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(http),
+    MARKETS_PORT: String(markets),
+    GRAPHQL_PORT: String(graphql),
+    ANVIL_PORT: String(anvil),
+    SHUTDOWN_GRACE_MS: "3000",
+  };
+});
+afterAll(async () => {
+  for (const process of running) await process.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const npmStart = () => startCommand("npm", ["start"], env, 180_000).then(track);
+const serverStart = () => startCommand(process.execPath, ["--import", "tsx", "gateway/main.ts", "all"], env, 180_000).then(track);
+function track(started: RoleProcess): RoleProcess {
+  running.push(started);
+  return started;
+}
+
+const anvilPid = async () => Number(await readFile(path.join(dataDir, "chain", "anvil.pid"), "utf8"));
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const portIsFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+
+/** Resolves with the time the process took to exit after `signal`. */
+async function stopWith(started: RoleProcess, pid: number, signal: NodeJS.Signals): Promise<number> {
+  const begun = Date.now();
+  const exited = new Promise<void>((resolve) => started.child.once("exit", () => resolve()));
+  process.kill(pid, signal);
+  await exited;
+  return Date.now() - begun;
+}
+
+async function rpc(method: string): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${ports.anvil}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }),
+  });
+  return ((await response.json()) as { result: string }).result;
+}
+
+/** Everything the platform held is released: its anvil exited and every port is free again. */
+async function expectAllReleased(anvil: number) {
+  expect(isAlive(anvil)).toBe(false);
+  for (const port of Object.values(ports)) expect(await portIsFree(port)).toBe(true);
+}
+
+/** Sends a challenge request's head and half its body; `finish()` sends the rest and reads the answer. */
+function requestInFlight(): Promise<{ finish(): Promise<string> }> {
+  const body = '{"machineId":"2"}';
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(ports.http, "127.0.0.1", () => {
+      socket.write(
+        [
+          "POST /v1/verify/chip/challenge HTTP/1.1",
+          "Host: x",
+          "Authorization: Bearer dev-onboarding-token",
+          "Content-Type: application/json",
+          `Content-Length: ${body.length}`,
+          "",
+          body.slice(0, 5),
+        ].join("\r\n"),
+      );
+      let answer = "";
+      socket.on("data", (chunk) => (answer += chunk.toString()));
+      const ended = new Promise<string>((done) => socket.on("close", () => done(answer)));
+      resolve({
+        finish: () => {
+          socket.write(body.slice(5)); // not end(): a client that half-closes gets no answer from Node
+          return ended;
+        },
+      });
+    });
+    socket.on("error", reject);
+  });
+}
+
+describe("stopping `npm start`", () => {
+  it("SIGTERM to npm: the request in flight is answered, the chain state dumped, everything stopped within seconds", async () => {
+    const started = await npmStart();
+    const anvil = await anvilPid();
+    // Blocks mined just now are newer than the last periodic dump: only a dump at shutdown keeps them.
+    for (let i = 0; i < 3; i++) await rpc("evm_mine");
+    const head = Number(BigInt(await rpc("eth_blockNumber")));
+    const inFlight = await requestInFlight();
+
+    const stopping = stopWith(started, started.child.pid!, "SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answer = await inFlight.finish();
+    expect(answer).toMatch(/^HTTP\/1\.1 201/);
+    expect(await stopping).toBeLessThan(STOP_WITHIN_MS);
+
+    await expectAllReleased(anvil);
+    const state = JSON.parse(await readFile(path.join(dataDir, "chain", "anvil-state.json"), "utf8"));
+    expect(state.best_block_number).toBeGreaterThanOrEqual(head);
+    expect(started.output()).toContain("SIGTERM: shutting down");
+    expect(started.output()).toMatch(/^stopped$/m);
+  }, 240_000);
+
+  it("SIGINT to npm alone (not the whole process group) stops everything too", async () => {
+    const started = await npmStart();
+    const anvil = await anvilPid();
+    expect(await stopWith(started, started.child.pid!, "SIGINT")).toBeLessThan(STOP_WITHIN_MS);
+    await expectAllReleased(anvil);
+    expect(started.output()).toContain("SIGINT: shutting down");
+  }, 240_000);
+});
+
+describe("the server process itself", () => {
+  it("killed with SIGKILL, it leaves anvil behind; the next start stops that node and starts on the same port", async () => {
+    const crashed = await serverStart();
+    const orphan = await anvilPid();
+    crashed.child.kill("SIGKILL");
+    await new Promise((resolve) => crashed.child.once("exit", resolve));
+    expect(isAlive(orphan)).toBe(true);
+    expect(await portIsFree(ports.anvil)).toBe(false);
+
+    const next = await serverStart();
+    expect(next.output()).toContain(`chain: stopping anvil ${orphan} left running by an earlier start`);
+    expect(isAlive(orphan)).toBe(false);
+    const anvil = await anvilPid();
+    expect(anvil).not.toBe(orphan);
+    // The platform serves with the chain it started (the demo fixture survived the crash).
+    const read = await fetch(`http://127.0.0.1:${ports.http}/v1/verify/machines/1`);
+    expect(read.status).toBe(200);
+
+    expect(await stopWith(next, next.child.pid!, "SIGTERM")).toBeLessThan(STOP_WITHIN_MS);
+    await expectAllReleased(anvil);
+  }, 300_000);
+});
