@@ -27,6 +27,7 @@ contract IdentityRegistry is Admin {
     event MachineRegistered(uint256 indexed machineId, address indexed machineAddress, address indexed operator);
     event MachineStatusChanged(uint256 indexed machineId, Status status);
     event MinBondSet(uint256 minBond);
+    event MachineAddressCleared(uint256 indexed machineId);
 
     error AlreadyRegistered(address machineAddress);
     error MachineIdTaken(uint256 machineId);
@@ -56,6 +57,15 @@ contract IdentityRegistry is Admin {
         if (_status[machineId] == Status.None) revert MachineNotFound(machineId);
         _status[machineId] = status;
         emit MachineStatusChanged(machineId, status);
+    }
+
+    /// @notice Unlinks a machine's wallet (a lost or retired key): the machine stays registered with no wallet, and
+    /// its address is free again. Readers answer "Machine wallet not found" for it.
+    function clearMachineAddress(uint256 machineId) external onlyAdmin {
+        if (_status[machineId] == Status.None) revert MachineNotFound(machineId);
+        delete machineIdOf[machineAddressOf[machineId]];
+        delete machineAddressOf[machineId];
+        emit MachineAddressCleared(machineId);
     }
 
     function setMinBond(uint256 newMinBond) external onlyAdmin {
