@@ -42,6 +42,9 @@ export interface ChainReaderOptions {
   maxInFlight?: number;
 }
 
+/** Told when the watcher sees the head move: `previous` is null when the earlier head is unknown (start, lost node). */
+export type NewHeadListener = (previous: number | null, current: number) => void;
+
 interface BlockCache {
   tag: string;
   number: number;
@@ -60,6 +63,7 @@ export class ChainReader implements ChainReads {
   private headRequest: Promise<BlockCache> | null = null;
   private watcher: NodeJS.Timeout | null = null;
   private nodeChainId: string | null = null;
+  private readonly headListeners = new Set<NewHeadListener>();
 
   constructor(private readonly options: ChainReaderOptions) {
     this.inFlight = new InFlightLimit(options.maxInFlight ?? 32);
@@ -72,6 +76,11 @@ export class ChainReader implements ChainReads {
       agent: this.agent,
     });
     this.maxCacheEntries = options.maxCacheEntries ?? 10_000;
+  }
+
+  /** The contract addresses reads go to. */
+  get addresses(): Partial<Record<ContractName, string>> {
+    return this.options.addresses;
   }
 
   /** Starts the block watcher; resolves after its first poll (a failed first poll is not an error here). */
@@ -88,6 +97,12 @@ export class ChainReader implements ChainReads {
     this.block = null;
     this.provider.destroy();
     this.agent.destroy();
+  }
+
+  /** Calls `listener` whenever the head moves (e.g. to scan the new blocks' logs); returns the unsubscribe. */
+  onNewHead(listener: NewHeadListener): () => void {
+    this.headListeners.add(listener);
+    return () => this.headListeners.delete(listener);
   }
 
   async syncHead(): Promise<void> {
@@ -246,10 +261,10 @@ export class ChainReader implements ChainReads {
   }
 
   /**
-   * One JSON-RPC request in an in-flight slot, under the deadline (the wait for the slot included); every failure is a
+   * One JSON-RPC request (views, logs, the finalized head) in an in-flight slot, under the deadline (the wait for the slot included); every failure is a
    * ChainUnavailableError. A request past its deadline keeps its slot until the transport ends it: the cap bounds sockets.
    */
-  private async send<T>(method: string, params: unknown[]): Promise<T> {
+  async send<T>(method: string, params: unknown[]): Promise<T> {
     const controller = new AbortController();
     const timedOut = new ChainUnavailableError(new Error(`${method} timed out`));
     let timer: NodeJS.Timeout | undefined;
@@ -284,7 +299,11 @@ export class ChainReader implements ChainReads {
     this.headRequest ??= this.send<string>("eth_blockNumber", [])
       .then((hex) => {
         const number = Number(BigInt(hex));
-        if (this.block?.number !== number) this.block = { tag: `0x${number.toString(16)}`, number, entries: new Map() };
+        const previous = this.block?.number ?? null;
+        if (this.block === null || previous !== number) {
+          this.block = { tag: `0x${number.toString(16)}`, number, entries: new Map() };
+          for (const listener of this.headListeners) listener(previous, number);
+        }
         return this.block;
       })
       .finally(() => {
