@@ -1,4 +1,5 @@
 import { Arg, Mutation, Query, Resolver } from "type-graphql";
+import { DomainError } from "../shared/errors.js";
 import type { RatingsDeps } from "./deps.js";
 import { deploymentArg } from "./graphql-args.js";
 import { RatingsDeployment } from "./mcr.type.js";
@@ -25,10 +26,17 @@ export class MonetizationResolver {
     return this.deps.monetization.decide(deploymentArg(deployment), key, decision);
   }
 
-  @Query(() => MonetizationCompatibility, { description: "GET /.well-known/<namespace>-monetization" })
+  @Query(() => MonetizationCompatibility, {
+    description: "GET /.well-known/<namespace>-monetization. With `wellKnownName`, NOT_FOUND unless it is that name.",
+  })
   monetizationCompatibility(
     @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @Arg("wellKnownName", () => String, { nullable: true }) wellKnownName: string | null,
   ): MonetizationCompatibility {
-    return this.deps.monetization.compatibility(deploymentArg(deployment));
+    const signal = this.deps.monetization.compatibility(deploymentArg(deployment));
+    if (wellKnownName !== null && wellKnownName !== undefined && wellKnownName !== signal.api) {
+      throw new DomainError("NOT_FOUND", "No such well-known resource.");
+    }
+    return signal;
   }
 }

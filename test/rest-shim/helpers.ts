@@ -15,6 +15,7 @@ export function testConfig(env: Record<string, string> = {}): PlatformConfig {
     HOST: "127.0.0.1",
     HTTP_PORT: "0",
     MARKETS_PORT: "0",
+    MCR2_PORT: "0",
     ONBOARDING_TOKENS: `${TOKEN},${OTHER_TOKEN}`,
     LOG_LEVEL: "silent",
     // Generous limits, so only the rate-limit tests meet them.
