@@ -59,8 +59,11 @@ describe("probes on the embedded platform", () => {
   });
 
   it("GraphQL offers the same reports", async () => {
-    const { body } = await graphql(p.graphql, "{ health { status } readiness { status rpc_connected } }");
-    expect(body.data).toEqual({ health: { status: "ok" }, readiness: { status: "ready", rpc_connected: true } });
+    const { body } = await graphql(p.graphql, "{ health { status } readiness { status rpcConnected contracts { adminFlags } } }");
+    expect(body.data).toEqual({
+      health: { status: "ok" },
+      readiness: { status: "ready", rpcConnected: true, contracts: { adminFlags: true } },
+    });
   });
 });
 
