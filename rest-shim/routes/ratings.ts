@@ -63,10 +63,12 @@ export const RATINGS_OPERATIONS = {
 
 /** GraphQL's Int is 32-bit: a larger offset can only name an empty page, so it is refused like `le` (docs). */
 const MAX_OFFSET = 2_147_483_647;
+/** Starlette keeps the last of repeated query parameters. */
+const lastOf = (query: URLSearchParams, name: string) => query.getAll(name).at(-1);
 const PAGINATION = (query: URLSearchParams) => {
   const [offset, limit] = validateInts([
-    { location: "query", name: "offset", raw: query.get("offset") ?? undefined, default: 0n, ge: 0, le: MAX_OFFSET },
-    { location: "query", name: "limit", raw: query.get("limit") ?? undefined, default: 20n, ge: 1, le: 20 },
+    { location: "query", name: "offset", raw: lastOf(query, "offset"), default: 0n, ge: 0, le: MAX_OFFSET },
+    { location: "query", name: "limit", raw: lastOf(query, "limit"), default: 20n, ge: 1, le: 20 },
   ]);
   return { offset: Number(offset), limit: Number(limit) };
 };

@@ -31,6 +31,8 @@ export interface RatingsServices {
   ownershipIndex: OwnershipIndexService;
   /** URL of the second-chain node the lookups use (the embedded one in dev mode), or null when none. */
   altchainRpcUrl: string | null;
+  /** The block the chain reader is pinned to (tests wait for a write to become visible). */
+  pinnedBlock(): number | null;
 }
 
 export async function buildRatingsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<RatingsServices>> {
@@ -85,7 +87,7 @@ export async function buildRatingsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   ];
   return {
     schema,
-    services: { mcr, ownershipIndex, altchainRpcUrl },
+    services: { mcr, ownershipIndex, altchainRpcUrl, pinnedBlock: () => runtime.chain.pinnedBlock },
     jobs,
     async close() {
       unsubscribe();
