@@ -291,16 +291,31 @@ describe("the compatibility signal and other doors", () => {
     expect((await runCli(p, ["monetization", "sign", "--machine", "13", "--opt-in", "--opt-out"])).code).toBe(2);
   });
 
-  it("GraphQL: the same mutation and the Machine entity's monetization field", async () => {
-    // Machine 15 has no NFT: its operator decides.
-    const signed = JSON.parse(await decision(fleetOperator(), "15", false));
+  it("GraphQL: the same mutation, and one query reads verification, rating, card and monetization of a machine", async () => {
+    const owner = new Wallet(p.demo.machines[1]!.ownerPrivateKey);
+    const signed = JSON.parse(await decision(owner, "2", false));
     const { body } = await graphql(
       p.graphql,
-      `mutation ($d: MonetizationDecisionInput!) { setMachineMonetization(key: "15", decision: $d) { machineId status signer } }`,
+      `mutation ($d: MonetizationDecisionInput!) { setMachineMonetization(key: "2", decision: $d) { machineId status signer } }`,
       { d: { optedIn: false, timestamp: signed.timestamp, signature: signed.signature } },
     );
-    expect(body.data.setMachineMonetization).toEqual({ machineId: "15", status: "OPTED_OUT", signer: fleetOperator().address });
-    const read = await graphql(p.graphql, `{ machine(machineId: "15") { monetization { status updatedAt } rating { mcr } } }`);
-    expect(read.body.data.machine).toEqual({ monetization: { status: "OPTED_OUT", updatedAt: signed.timestamp }, rating: { mcr: "PROVISIONED" } });
+    expect(body.data.setMachineMonetization).toEqual({ machineId: "2", status: "OPTED_OUT", signer: owner.address });
+    const read = await graphql(
+      p.graphql,
+      `{ machine(machineId: "2") {
+          verification { verification { chip { status } } }
+          rating { mcr eventCount } card { name } monetization { status updatedAt }
+          v2: monetization(deployment: V2) { status }
+        } }`,
+    );
+    expect(read.body.data.machine).toEqual({
+      verification: { verification: { chip: { status: "unverified" } } },
+      rating: { mcr: "PROVISIONED", eventCount: 5 },
+      card: { name: "Machine #2" },
+      monetization: { status: "OPTED_OUT", updatedAt: signed.timestamp },
+      v2: { status: "PENDING" },
+    });
+  });
+});
   });
 });
