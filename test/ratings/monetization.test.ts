@@ -317,5 +317,3 @@ describe("the compatibility signal and other doors", () => {
     });
   });
 });
-  });
-});
