@@ -38,18 +38,19 @@ export class AltchainService {
   ) {}
 
   async mcr(altchainAddress: string): Promise<AltchainMcr> {
-    const evmAddress = await this.boundAddress(altchainAddress);
+    const evmAddress = await this.boundEvmAddress(altchainAddress);
     const scorecard = await this.scorecards.scorecard("v1", addressDid(evmAddress, this.didMethod));
     return { altchainAddress, evmAddress, scorecard };
   }
 
   async operatorMachines(altchainAddress: string, offset: number, limit: number): Promise<AltchainOperatorMachines> {
-    const evmAddress = await this.boundAddress(altchainAddress);
+    const evmAddress = await this.boundEvmAddress(altchainAddress);
     const listing = await this.operators.listing("v1", addressDid(evmAddress, this.didMethod), offset, limit);
     return { altchainAddress, evmAddress, listing };
   }
 
-  private async boundAddress(altchainAddress: string): Promise<string> {
+  /** The EVM identity the key is bound to; the resolution step's errors otherwise (cached as described above). */
+  async boundEvmAddress(altchainAddress: string): Promise<string> {
     if (!isAddress(altchainAddress)) throw AltchainErrors.invalidAddress();
     const outcome = await this.resolve(altchainAddress);
     if (outcome.kind === "not_bound") throw AltchainErrors.notBound();
