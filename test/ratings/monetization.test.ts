@@ -5,7 +5,7 @@
  * refused request leaves the state as it was (read back through GET).
  */
 import { randomBytes } from "node:crypto";
-import { getAddress, Wallet } from "ethers";
+import { getAddress, Wallet, type Signer } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoWallet } from "../../subgraphs/shared/chain/dev-keys.js";
 import { buildMonetizationMessage, signMonetizationDecision } from "../../subgraphs/ratings/monetization-message.js";
@@ -25,7 +25,7 @@ const fleetOperator = () => new Wallet(p.demo.ratings.fleetOperator.privateKey);
 
 /** A PUT body signed by `signer` for the deployment's registry (or the one given). */
 async function decision(
-  signer: Wallet,
+  signer: Signer,
   machineId: string,
   optedIn: boolean,
   options: { timestamp?: number; deployment?: "v1" | "v2"; registry?: string; chainId?: number } = {},

@@ -1,9 +1,9 @@
 /**
  * Funding requests (model FaucetRequest), keyed by their idempotency key.
  *
- * The claim is one transaction: an advisory lock serialises claims across replicas, the per-IP, per-owner and
- * per-wallet counts are read under it, the request row is inserted (its primary key makes a requestId single-use),
- * and the 2FA code's time step is consumed (two-factor.repository.ts). Any refusal rolls all of it back.
+ * The claim is one transaction: an advisory lock serialises claims across replicas; then the requestId (taken:
+ * duplicate), the 2FA code's time step (consumed, two-factor.repository.ts), the per-IP, per-owner and per-wallet
+ * counts, and the request row (its primary key makes a requestId single-use). Any refusal rolls all of it back.
  */
 import { isUniqueViolation, toStoreError, type Database } from "../../shared/db/index.js";
 import type { TwoFactorRepository } from "./two-factor.repository.js";
@@ -64,6 +64,11 @@ export class FaucetRepository {
     try {
       return await this.db.prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`;
+        if (await tx.faucetRequest.findUnique({ where: { requestId: request.requestId }, select: { requestId: true } })) {
+          return "duplicate";
+        }
+        // The code first (authentication before limits); a refusal below rolls its consumption back.
+        if (!(await this.twoFactor.acceptStep(tx, request.ownerAddress, step, "active", now))) throw new StepUsed();
         const [counts] = await tx.$queryRaw<Array<{ ip: bigint; owner: bigint; wallet: bigint }>>`
           SELECT
             (SELECT count(*) FROM faucet_request WHERE client_ip = ${request.clientIp} AND created_at > ${hourAgo}) AS ip,
@@ -71,22 +76,17 @@ export class FaucetRepository {
                AND status IN ('pending', 'funded') AND created_at >= ${dayStart}) AS owner,
             (SELECT count(*) FROM faucet_request WHERE target_wallet = ${request.targetWallet}
                AND status IN ('pending', 'funded') AND created_at >= ${dayStart}) AS wallet`;
-        if (Number(counts!.ip) >= caps.perIpPerHour) return "rate_limited";
+        if (Number(counts!.ip) >= caps.perIpPerHour) throw new ClaimRefused("rate_limited");
         if (request.status === "pending") {
-          if (Number(counts!.owner) >= caps.perOwnerPerDay) return "cap_owner";
-          if (Number(counts!.wallet) >= caps.perWalletPerDay) return "cap_wallet";
-        }
-        if (await tx.faucetRequest.findUnique({ where: { requestId: request.requestId }, select: { requestId: true } })) {
-          return "duplicate";
-        }
-        if (!(await this.twoFactor.acceptStep(tx, request.ownerAddress, step, "active", now))) {
-          throw new StepUsed();
+          if (Number(counts!.owner) >= caps.perOwnerPerDay) throw new ClaimRefused("cap_owner");
+          if (Number(counts!.wallet) >= caps.perWalletPerDay) throw new ClaimRefused("cap_wallet");
         }
         await tx.faucetRequest.create({ data: { ...request, createdAt: now, updatedAt: now } });
         return "claimed";
       });
     } catch (error) {
       if (error instanceof StepUsed) return "step_used";
+      if (error instanceof ClaimRefused) return error.outcome;
       if (isUniqueViolation(error)) return "duplicate";
       throw toStoreError(error);
     }
@@ -131,5 +131,12 @@ export class FaucetRepository {
   }
 }
 
-/** The code's time step was consumed by a concurrent request: roll the claim back. */
+/** The code's time step was consumed already: roll the claim back. */
 class StepUsed extends Error {}
+
+/** A limit refuses the claim after the code's step was consumed in the transaction: roll both back. */
+class ClaimRefused extends Error {
+  constructor(readonly outcome: ClaimOutcome) {
+    super(outcome);
+  }
+}

@@ -47,6 +47,7 @@ export class FaucetService {
         this.config,
         new Date(this.clock.now()),
       );
+      if (claim === "step_used") return this.twoFactor.rejectCode(code.owner);
       if (claim !== "claimed") throw claimRefusal(claim);
       if (skipped) return { status: FundingStatus.SKIPPED, requestId: request.requestId, txHash: null, fundedAmount: null };
       return this.transfer(this.wallet, request.requestId, request.targetWallet);
@@ -130,8 +131,6 @@ function claimRefusal(outcome: string): DomainError {
   switch (outcome) {
     case "duplicate":
       return FaucetErrors.duplicateRequest();
-    case "step_used":
-      return FaucetErrors.invalid2fa();
     case "rate_limited":
       return FaucetErrors.rateLimited();
     case "cap_owner":

@@ -66,12 +66,22 @@ export class TwoFactorService {
     if (!(await this.repository.confirm(owner, step, new Date(this.clock.now())))) throw FaucetErrors.invalid2fa();
   }
 
-  /** For funding: the owner's active enrolment accepts this code (its step is consumed by the funding claim). */
+  /**
+   * For funding: the owner's active enrolment matches this code. Whether its step is still unused is decided by the
+   * funding claim, in the same transaction that records the request (so a retry of an in-flight request is told
+   * DUPLICATE_REQUEST, not INVALID_2FA); a claim that finds the step used calls `rejectCode`.
+   */
   async verify(ownerAddress: string, code: string): Promise<VerifiedCode> {
     const owner = ownerAddress.toLowerCase();
     const enrolment = await this.usable(owner);
     if (enrolment.status !== "active") throw FaucetErrors.notActive();
-    return { owner, step: await this.step(enrolment, code) };
+    return { owner, step: await this.step(enrolment, code, false) };
+  }
+
+  /** Counts a code the claim found already used, and answers INVALID_2FA. */
+  async rejectCode(owner: string): Promise<never> {
+    await this.recordFailure(owner);
+    throw FaucetErrors.invalid2fa();
   }
 
   private requireBox(): TotpSecretBox {
@@ -88,20 +98,21 @@ export class TwoFactorService {
     return enrolment;
   }
 
-  /** The code's time step, or INVALID_2FA after counting the failure (a used step is rejected later, atomically). */
-  private async step(enrolment: EnrolmentRow, code: string): Promise<number> {
-    const now = this.clock.now();
+  /**
+   * The code's time step, or INVALID_2FA after counting the failure. `rejectUsed`: a step at or before the last one
+   * accepted fails here already (the database enforces it again when the step is consumed).
+   */
+  private async step(enrolment: EnrolmentRow, code: string, rejectUsed = true): Promise<number> {
     const secret = this.requireBox().open(enrolment.secretCipher, enrolment.ownerAddress);
-    const step = matchingStep(secret, code, now);
-    if (step === null || (enrolment.lastUsedStep !== null && BigInt(step) <= enrolment.lastUsedStep)) {
-      await this.repository.recordFailure(
-        enrolment.ownerAddress,
-        this.config.maxAttempts,
-        new Date(now + this.config.lockoutSeconds * 1000),
-      );
-      throw FaucetErrors.invalid2fa();
-    }
+    const step = matchingStep(secret, code, this.clock.now());
+    const used = step !== null && enrolment.lastUsedStep !== null && BigInt(step) <= enrolment.lastUsedStep;
+    if (step === null || (rejectUsed && used)) return this.rejectCode(enrolment.ownerAddress);
     return step;
+  }
+
+  private recordFailure(owner: string): Promise<void> {
+    const lockUntil = new Date(this.clock.now() + this.config.lockoutSeconds * 1000);
+    return this.repository.recordFailure(owner, this.config.maxAttempts, lockUntil);
   }
 }
 
