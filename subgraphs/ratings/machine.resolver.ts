@@ -3,12 +3,12 @@
  * machine's verification, rating, profile, card, monetization and markets state. Each field is null when the chosen
  * deployment does not know the machine.
  */
-import { Arg, FieldResolver, Resolver, Root } from "type-graphql";
+import { FieldResolver, Resolver, Root } from "type-graphql";
 import { DomainError } from "../shared/errors.js";
 import { MachineCard } from "./card.type.js";
 import type { RatingsDeps } from "./deps.js";
 import { RatingsErrors } from "./errors.js";
-import { deploymentArg, parseDecimalArg } from "./graphql-args.js";
+import { DeploymentArg, deploymentArg, parseDecimalArg } from "./graphql-args.js";
 import { RatingsMachine } from "./machine.type.js";
 import { McrScorecard, RatingsDeployment } from "./mcr.type.js";
 import { MonetizationState } from "./monetization.type.js";
@@ -34,7 +34,7 @@ export class MachineResolver {
   @FieldResolver(() => McrScorecard, { nullable: true, description: "MCR scorecard." })
   rating(
     @Root() machine: RatingsMachine,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<McrScorecard | null> {
     return orNull(Promise.resolve().then(() => this.deps.scorecards.byId(deploymentArg(deployment), machineIdOf(machine))));
   }
@@ -42,7 +42,7 @@ export class MachineResolver {
   @FieldResolver(() => MachineProfile, { nullable: true, description: "Profile (as GET /machine/{did})." })
   profile(
     @Root() machine: RatingsMachine,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MachineProfile | null> {
     return orNull(Promise.resolve().then(() => this.deps.profiles.byId(deploymentArg(deployment), machineIdOf(machine))));
   }
@@ -50,7 +50,7 @@ export class MachineResolver {
   @FieldResolver(() => MachineCard, { nullable: true, description: "Machine card (as GET /machines/{machine_id})." })
   card(
     @Root() machine: RatingsMachine,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MachineCard | null> {
     return orNull(Promise.resolve().then(() => this.deps.cards.card(deploymentArg(deployment), machineIdOf(machine))));
   }
@@ -58,7 +58,7 @@ export class MachineResolver {
   @FieldResolver(() => MonetizationState, { nullable: true, description: "Current monetization state (no signature needed)." })
   monetization(
     @Root() machine: RatingsMachine,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MonetizationState | null> {
     return orNull(this.deps.monetization.state(deploymentArg(deployment), machine.machineId));
   }

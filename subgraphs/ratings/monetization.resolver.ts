@@ -1,7 +1,7 @@
 import { Arg, Mutation, Query, Resolver } from "type-graphql";
 import { DomainError } from "../shared/errors.js";
 import type { RatingsDeps } from "./deps.js";
-import { deploymentArg } from "./graphql-args.js";
+import { DeploymentArg, deploymentArg } from "./graphql-args.js";
 import { RatingsDeployment } from "./mcr.type.js";
 import { MonetizationCompatibility, MonetizationDecisionInput, MonetizationState } from "./monetization.type.js";
 
@@ -12,7 +12,7 @@ export class MonetizationResolver {
   @Query(() => MonetizationState, { description: "GET /machine/{key}/monetization: key is a DID or a decimal machine ID." })
   machineMonetization(
     @Arg("key", () => String) key: string,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MonetizationState> {
     return this.deps.monetization.state(deploymentArg(deployment), key);
   }
@@ -21,7 +21,7 @@ export class MonetizationResolver {
   setMachineMonetization(
     @Arg("key", () => String) key: string,
     @Arg("decision", () => MonetizationDecisionInput) decision: MonetizationDecisionInput,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MonetizationState> {
     return this.deps.monetization.decide(deploymentArg(deployment), key, decision);
   }
@@ -30,7 +30,7 @@ export class MonetizationResolver {
     description: "GET /.well-known/<namespace>-monetization. With `wellKnownName`, NOT_FOUND unless it is that name.",
   })
   monetizationCompatibility(
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
     @Arg("wellKnownName", () => String, { nullable: true }) wellKnownName: string | null,
   ): MonetizationCompatibility {
     const signal = this.deps.monetization.compatibility(deploymentArg(deployment));

@@ -3,7 +3,7 @@ import { Arg, Int, Query, Resolver } from "type-graphql";
 import { MachineCard } from "./card.type.js";
 import type { RatingsDeps } from "./deps.js";
 import { RatingsErrors } from "./errors.js";
-import { deploymentArg, parseDecimalArg } from "./graphql-args.js";
+import { DeploymentArg, deploymentArg, parseDecimalArg } from "./graphql-args.js";
 import { McrScorecard, RatingsDeployment } from "./mcr.type.js";
 import { OperatorMachines } from "./operator.type.js";
 import { MachineProfile } from "./profile.type.js";
@@ -15,7 +15,7 @@ export class RatingResolver {
   @Query(() => McrScorecard, { description: "GET /mcr/{did}: V1 takes did:<m>:0x<address> or 0x<address>, V2 did:<m>:<decimal>." })
   mcrScorecard(
     @Arg("did", () => String) did: string,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<McrScorecard> {
     return this.deps.scorecards.scorecard(deploymentArg(deployment), did);
   }
@@ -23,7 +23,7 @@ export class RatingResolver {
   @Query(() => MachineProfile, { description: "GET /machine/{did}" })
   machineProfile(
     @Arg("did", () => String) did: string,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MachineProfile> {
     return this.deps.profiles.byDid(deploymentArg(deployment), did);
   }
@@ -31,7 +31,7 @@ export class RatingResolver {
   @Query(() => MachineProfile, { description: "GET /metadata/{token_id}: by MachineNFT token ID (decimal), not machine ID." })
   tokenMetadata(
     @Arg("tokenId", () => String) tokenId: string,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MachineProfile> {
     return this.deps.profiles.byToken(deploymentArg(deployment), parseDecimalArg(tokenId, RatingsErrors.tokenNotFound));
   }
@@ -41,7 +41,7 @@ export class RatingResolver {
     @Arg("did", () => String) did: string,
     @Arg("offset", () => Int, { defaultValue: 0 }) offset: number,
     @Arg("limit", () => Int, { defaultValue: 20 }) limit: number,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<OperatorMachines> {
     return this.deps.operators.listing(deploymentArg(deployment), did, offset, limit);
   }
@@ -49,7 +49,7 @@ export class RatingResolver {
   @Query(() => MachineCard, { description: "GET /machines/{machine_id}: by decimal on-chain machine ID." })
   machineCard(
     @Arg("machineId", () => String) machineId: string,
-    @Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 }) deployment: RatingsDeployment,
+    @DeploymentArg() deployment: RatingsDeployment,
   ): Promise<MachineCard> {
     return this.deps.cards.card(deploymentArg(deployment), parseDecimalArg(machineId, RatingsErrors.machineNotFound));
   }
