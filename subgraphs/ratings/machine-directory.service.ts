@@ -29,11 +29,42 @@ export const REQUIRED_CONTRACTS: Record<Deployment, ContractName[]> = {
   v2: ["MachineRegistry", "IdentityStaking", "EventRegistry", "MachineNFT", "DidRegistry"],
 };
 
+/** Resolutions kept per block; bounded so a scan of DIDs cannot grow it. */
+const MAX_RESOLUTIONS = 10_000;
+
 export class MachineDirectory {
+  private resolvedBlock: number | null = null;
+  private readonly resolved = new Map<string, Promise<RatedMachine | null>>();
+
   constructor(
     readonly chain: RatingsChain,
     private readonly didMethod: string,
   ) {}
+
+  /**
+   * A machine's facts are a function of chain state at the pinned block, so a resolution is kept for that block (as
+   * the verify subgraph keeps its records): a hot read route then skips the DID's checksum and four view lookups.
+   * Failures are not kept.
+   */
+  private perBlock(key: string, resolve: () => Promise<RatedMachine | null>): Promise<RatedMachine | null> {
+    const block = this.chain.pinnedBlock;
+    if (block === null) return resolve();
+    if (block !== this.resolvedBlock) {
+      this.resolved.clear();
+      this.resolvedBlock = block;
+    }
+    let pending = this.resolved.get(key);
+    if (!pending) {
+      pending = resolve();
+      if (this.resolved.size >= MAX_RESOLUTIONS) this.resolved.clear();
+      this.resolved.set(key, pending);
+      const kept = pending;
+      kept.catch(() => {
+        if (this.resolved.get(key) === kept) this.resolved.delete(key);
+      });
+    }
+    return pending;
+  }
 
   /** Runs chain reads for a route: chain failures become CHAIN_UNAVAILABLE, missing addresses SERVICE_NOT_INITIALISED. */
   async read<T>(deployment: Deployment, step: () => Promise<T>): Promise<T> {
@@ -48,11 +79,13 @@ export class MachineDirectory {
 
   /** A read route's `{did}`: address forms on 1.0, decimal DIDs on 2.0. Unknown machines: MACHINE_NOT_FOUND. */
   async byDid(deployment: Deployment, did: string): Promise<RatedMachine> {
-    if (deployment === "v2") return this.require(await this.byId("v2", parseDecimalDid(did, this.didMethod)));
-    const address = parseAddressDid(did, this.didMethod);
-    const machineId = await this.chain.identityMachineIdOf(address);
-    if (machineId === 0n) throw RatingsErrors.machineNotFound();
-    return this.require(await this.byId("v1", machineId));
+    return this.require(
+      await this.perBlock(`${deployment}|did|${did}`, async () => {
+        if (deployment === "v2") return this.byId("v2", parseDecimalDid(did, this.didMethod));
+        const machineId = await this.chain.identityMachineIdOf(parseAddressDid(did, this.didMethod));
+        return machineId === 0n ? null : this.byId("v1", machineId);
+      }),
+    );
   }
 
   /** A monetization `{key}` (already parsed). */

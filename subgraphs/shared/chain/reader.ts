@@ -17,9 +17,10 @@ import { ZeroHash, type JsonRpcProvider, type Result } from "ethers";
 import type { ContractName } from "../config.js";
 import { ChainUnavailableError } from "../errors.js";
 import { contractInterface } from "./artifacts.js";
-import { bigintAsString, NOT_READY, toMachine, toStatus } from "./decode.js";
+import { bigintAsString, toMachine, toStatus } from "./decode.js";
 import { InFlightLimit } from "./in-flight.js";
 import { sendBatch } from "./rpc-batch.js";
+import { probeReadiness } from "./readiness.js";
 import { createProvider } from "./rpc.js";
 import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
 
@@ -196,57 +197,14 @@ export class ChainReader implements ChainReads {
     }
   }
 
-  /** The readiness checks; concurrent and repeated callers within a second share one probe. */
+  /** The readiness checks (readiness.ts); concurrent and repeated callers within a second share one probe. */
   probe(): Promise<ReadinessProbe> {
     const last = this.lastProbe;
     if (last && (last.settledAt === undefined || Date.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
-    const entry: SharedProbe = { result: this.probeNow() };
+    const entry: SharedProbe = { result: probeReadiness(this.options.addresses, (method, params) => this.send(method, params)) };
     void entry.result.finally(() => (entry.settledAt = Date.now()));
     this.lastProbe = entry;
     return entry.result;
-  }
-
-  private async probeNow(): Promise<ReadinessProbe> {
-    const { addresses } = this.options;
-    // Document 2: without the registries the services are not initialised and every check reads false.
-    if (!addresses.IdentityRegistry || !addresses.MachineRegistry) return NOT_READY;
-
-    const rpcConnected = this.send("eth_blockNumber", []).then(
-      () => true,
-      () => false,
-    );
-    // Every contract inherits `admin()`: a cheap view that fails on an address without our code.
-    const callable = async (name: ContractName) => {
-      try {
-        const { to, data } = this.encodeCall(name, "admin", []);
-        await this.call(name, "admin", to, data, "latest");
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const [rpc_connected, identity_registry, identity_staking, event_registry, machine_nft, did_registry, adminFlags] =
-      await Promise.all([
-        rpcConnected,
-        callable("IdentityRegistry"),
-        callable("IdentityStaking"),
-        callable("EventRegistry"),
-        callable("MachineNFT"),
-        callable("DidRegistry"),
-        callable("AdminFlags"),
-      ]);
-    return {
-      rpc_connected,
-      contracts: {
-        identity_registry,
-        identity_staking,
-        event_registry,
-        machine_nft,
-        did_registry,
-        // Document 2: the AdminFlags probe is skipped (true) when its address is not configured.
-        admin_flags: addresses.AdminFlags ? adminFlags : true,
-      },
-    };
   }
 
   /**
@@ -290,18 +248,10 @@ export class ChainReader implements ChainReads {
     return { to, data: contractInterface(name).encodeFunctionData(method, args) };
   }
 
-  private async call(name: ContractName, method: string, to: string, data: string, blockTag: string): Promise<Result> {
-    const raw = await this.send<string>("eth_call", [{ to, data }, blockTag]);
-    try {
-      return contractInterface(name).decodeFunctionResult(method, raw);
-    } catch (error) {
-      throw new ChainUnavailableError(error);
-    }
-  }
-
   /**
-   * One JSON-RPC request (views, logs, the finalized head) in an in-flight slot, under the deadline (the wait for the slot included); every failure is a
-   * ChainUnavailableError. A request past its deadline keeps its slot until the transport ends it: the cap bounds sockets.
+   * One JSON-RPC request (views, logs, the finalized head) in an in-flight slot, under the deadline (the wait for the
+   * slot included); every failure is a ChainUnavailableError. A request past its deadline keeps its slot until the
+   * transport ends it: the cap bounds sockets.
    */
   async send<T>(method: string, params: unknown[]): Promise<T> {
     const controller = new AbortController();
