@@ -114,10 +114,15 @@ class MissingDataError extends Error {
   }
 }
 
-export function serializeField(data: Record<string, unknown>, field: string): Buffer {
+/** The selected root field's value; a missing one is a server bug (500). */
+export function fieldOf(data: Record<string, unknown>, field: string): any {
   const value = data[field];
   if (value === null || value === undefined) throw new MissingDataError(field);
-  return Buffer.from(JSON.stringify(value), "utf8");
+  return value;
+}
+
+export function serializeField(data: Record<string, unknown>, field: string): Buffer {
+  return Buffer.from(JSON.stringify(fieldOf(data, field)), "utf8");
 }
 
 export const ok = (status: number, field: string) => (data: Record<string, unknown>): RouteOutcome => ({

@@ -7,7 +7,7 @@ import { FAUCET_ERRORS } from "../errors/faucet.js";
 import type { ShimOperation } from "../executor.js";
 import type { Rejection } from "../http-rules.js";
 import { RouteInputError, utf8Text } from "../json-body.js";
-import { AREAS, serializeField, type RouteDefinition } from "../route-definition.js";
+import { AREAS, fieldOf, type RouteDefinition } from "../route-definition.js";
 import { body } from "./ratings-json.js";
 
 const op = (name: string, document: string): ShimOperation => ({ name, document });
@@ -83,7 +83,7 @@ export const FAUCET_ROUTES: readonly RouteDefinition[] = [
       return { ownerAddress, format: format ?? "png" };
     },
     respond: (data) => {
-      const e = (serializeField(data, "setupTwoFactor"), data.setupTwoFactor) as any;
+      const e = fieldOf(data, "setupTwoFactor");
       return { status: 200, body: body({ status: "success", data: { ownerAddress: e.ownerAddress, otpauthUri: e.otpauthUri, qrImageUrl: e.qrImageUrl } }) };
     },
   },
@@ -93,7 +93,7 @@ export const FAUCET_ROUTES: readonly RouteDefinition[] = [
     operation: FAUCET_OPERATIONS.confirmTwoFactor,
     variables: ({ body: raw }) => members(raw, ["ownerAddress", "twoFactorCode"]),
     respond: (data) => {
-      const c = (serializeField(data, "confirmTwoFactor"), data.confirmTwoFactor) as any;
+      const c = fieldOf(data, "confirmTwoFactor");
       return { status: 200, body: body({ status: "success", data: { ownerAddress: c.ownerAddress, twoFactorActive: c.twoFactorActive } }) };
     },
   },
@@ -105,7 +105,7 @@ export const FAUCET_ROUTES: readonly RouteDefinition[] = [
       input: members(raw, ["ownerAddress", "targetWalletAddress", "chainId", "twoFactorCode"], ["requestId"]),
     }),
     respond: (data) => {
-      const f = (serializeField(data, "fundWallet"), data.fundWallet) as any;
+      const f = fieldOf(data, "fundWallet");
       const outcome =
         f.status === "SKIPPED"
           ? { status: "skipped", data: { requestId: f.requestId } }

@@ -13,7 +13,7 @@ import type { Rejection } from "../http-rules.js";
 import { decodedPathParameter, invalidJsonBody, missingBody } from "../fastapi.js";
 import { RouteInputError } from "../json-body.js";
 import { JsonInteger, parsePythonJson, PythonJsonError } from "../python-json.js";
-import { AREAS, serializeField, type RouteArea, type RouteDefinition } from "../route-definition.js";
+import { AREAS, fieldOf, type RouteArea, type RouteDefinition } from "../route-definition.js";
 import { rawInteger } from "../json-text.js";
 import { body, type Deployment } from "./ratings-json.js";
 
@@ -96,7 +96,7 @@ function monetizationRoutes(area: RouteArea, deployment: Deployment): RouteDefin
       operation: MONETIZATION_OPERATIONS.machineMonetization,
       rules: {},
       variables: ({ params }) => ({ key: decodedPathParameter(params.key!), deployment: graphqlDeployment }),
-      respond: (data) => ({ status: 200, body: (serializeField(data, "machineMonetization"), stateJson(data.machineMonetization, deployment)) }),
+      respond: (data) => ({ status: 200, body: stateJson(fieldOf(data, "machineMonetization"), deployment) }),
     },
     {
       ...base,
@@ -110,7 +110,7 @@ function monetizationRoutes(area: RouteArea, deployment: Deployment): RouteDefin
         decision: decisionOf(raw),
         deployment: graphqlDeployment,
       }),
-      respond: (data) => ({ status: 200, body: (serializeField(data, "setMachineMonetization"), stateJson(data.setMachineMonetization, deployment)) }),
+      respond: (data) => ({ status: 200, body: stateJson(fieldOf(data, "setMachineMonetization"), deployment) }),
     },
   ];
 }
@@ -131,8 +131,7 @@ function compatibilityRoute(area: RouteArea, deployment: Deployment): RouteDefin
     unavailableCode: "SERVICE_UNAVAILABLE",
     variables: ({ params }) => ({ deployment: deployment === "v2" ? "V2" : "V1", wellKnownName: decodedPathParameter(params.signal!) }),
     respond(data) {
-      serializeField(data, "monetizationCompatibility");
-      const c = data.monetizationCompatibility as any;
+      const c = fieldOf(data, "monetizationCompatibility");
       return {
         status: 200,
         body: body({

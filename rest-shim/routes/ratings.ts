@@ -6,7 +6,7 @@
 import { RATINGS_ERRORS } from "../errors/ratings.js";
 import type { ShimOperation } from "../executor.js";
 import { decodedPathParameter, validateInts } from "../fastapi.js";
-import { AREAS, noVariables, serializeField, type RouteArea, type RouteDefinition, type RouteOutcome } from "../route-definition.js";
+import { AREAS, fieldOf, noVariables, type RouteArea, type RouteDefinition, type RouteOutcome } from "../route-definition.js";
 import {
   body,
   cardJson,
@@ -76,10 +76,10 @@ const PAGINATION = (query: URLSearchParams) => {
 const pathInt = (raw: string, name: string, ge: number) =>
   validateInts([{ location: "path", name, raw: decodedPathParameter(raw), ge }])[0]!.toString();
 
-const json = (field: string, toJson: (data: any) => Parameters<typeof body>[0]) => (data: Record<string, unknown>): RouteOutcome => {
-  serializeField(data, field);
-  return { status: 200, body: body(toJson(data[field])) };
-};
+const json = (field: string, toJson: (data: any) => Parameters<typeof body>[0]) => (data: Record<string, unknown>): RouteOutcome => ({
+  status: 200,
+  body: body(toJson(fieldOf(data, field))),
+});
 
 const GRAPHQL_DEPLOYMENT: Record<Deployment, string> = { v1: "V1", v2: "V2" };
 
@@ -105,8 +105,7 @@ function readRoutes(area: RouteArea, deployment: Deployment): RouteDefinition[] 
       rateLimits: [],
       variables: noVariables,
       respond(data) {
-        serializeField(data, "readiness");
-        const readiness = data.readiness as { status?: unknown };
+        const readiness = fieldOf(data, "readiness");
         const status = readiness.status === "ready" ? 200 : readiness.status === "not_ready" ? 503 : null;
         return status === null ? { errorCode: "INTERNAL_ERROR" } : { status, body: body(readinessJson(readiness)) };
       },
