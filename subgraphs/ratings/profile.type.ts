@@ -1,5 +1,5 @@
-import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, Float, Int, ObjectType, registerEnumType } from "type-graphql";
+import { JSONObjectScalar } from "./json-object.scalar.js";
 import { BondStatus, McrRating } from "./mcr.type.js";
 
 export enum DataVisibility {
@@ -125,7 +125,7 @@ export class MachineProfileDetails {
   @Field(() => [ProfileEvent], { nullable: true, description: "ONCHAIN visibility: the first 100 events, oldest first." })
   eventData!: ProfileEvent[] | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: "PUBLIC visibility: the data_api answer." })
+  @Field(() => JSONObjectScalar, { nullable: true, description: "PUBLIC visibility: the data_api answer." })
   partnerData!: Record<string, unknown> | null;
 
   @Field(() => PartnerDataError, { nullable: true, description: "PUBLIC visibility: why there is no partner data." })

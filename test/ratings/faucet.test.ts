@@ -73,7 +73,7 @@ describe("POST /2fa/setup and /2fa/confirm", () => {
     const png = Buffer.from(data.qrImageUrl.slice("data:image/png;base64,".length), "base64");
     expect(data.qrImageUrl.startsWith("data:image/png;base64,")).toBe(true);
     expect(png.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
-    const [row] = await p.platform.db!.prisma.$queryRaw<Array<{ secret_cipher: Uint8Array; status: string }>>`
+    const [row] = await p.platform.database!.prisma.$queryRaw<Array<{ secret_cipher: Uint8Array; status: string }>>`
       SELECT secret_cipher, status FROM faucet_two_factor WHERE owner_address = ${owner.toLowerCase()}`;
     expect(row!.status).toBe("pending");
     const secret = Buffer.from(totp.secret.bytes);
@@ -252,7 +252,7 @@ describe("POST /faucet/fund", () => {
     const body = fundBody(owner, next[0]!, { targetWalletAddress: p.demo.contracts.IdentityRegistry, requestId: "refused-1" });
     expectFaucetError(await post("/faucet/fund", body, newIp()), 502, "TRANSFER_FAILED");
     expectFaucetError(await post("/faucet/fund", body, newIp()), 502, "TRANSFER_FAILED");
-    const [row] = await p.platform.db!.prisma.$queryRaw<Array<{ status: string; tx_hash: string }>>`
+    const [row] = await p.platform.database!.prisma.$queryRaw<Array<{ status: string; tx_hash: string }>>`
       SELECT status, tx_hash FROM faucet_request WHERE request_id = 'refused-1'`;
     expect(row).toMatchObject({ status: "failed" });
     expect((await rpc(p, "eth_getTransactionReceipt", [row!.tx_hash])) as { status: string }).toMatchObject({ status: "0x0" });

@@ -113,7 +113,8 @@ describe("PUT /machine/{key}/monetization: who may sign", () => {
 
   it("the machine's own wallet and a delegated event submitter may sign (event submission's authorization set)", async () => {
     const machineKey = demoWallet("machine-11");
-    expectState(await put("11", await decision(machineKey, "11", true)), 11, "OPTED_IN", machineKey.address, now());
+    const signedAt = now();
+    expectState(await put("11", await decision(machineKey, "11", true, { timestamp: signedAt })), 11, "OPTED_IN", machineKey.address, signedAt);
     const delegate = Wallet.createRandom();
     expectCoded(await put("11", await decision(delegate, "11", false, { timestamp: now() + 2 })), 403, "UNAUTHORIZED_SIGNER");
     await transact(p, "EventRegistry", (events) => events.setSubmitter(11, delegate.address, true), p.demo.ratings.fleetOperator.privateKey);
@@ -141,7 +142,8 @@ describe("PUT: the machine's state", () => {
     const owner = new Wallet(p.demo.machines[2]!.ownerPrivateKey);
     expectCoded(await put("3", await decision(owner, "3", true)), 409, "MACHINE_DEACTIVATED");
     expect((await state("3")).status).toBe("PENDING");
-    expectState(await put("3", await decision(owner, "3", false, { timestamp: now() })), 3, "OPTED_OUT", owner.address, now());
+    const signedAt = now();
+    expectState(await put("3", await decision(owner, "3", false, { timestamp: signedAt })), 3, "OPTED_OUT", owner.address, signedAt);
   });
 
   it("opt-in of an unbonded machine: 409 MACHINE_NOT_BONDED", async () => {
@@ -153,7 +155,8 @@ describe("PUT: the machine's state", () => {
     const wallet = getAddress(`0x${randomBytes(20).toString("hex")}`);
     await transact(p, "IdentityRegistry", (r) => r.registerAt(61, wallet, p.demo.ratings.fleetOperator.address, { value: 10n ** 18n }));
     expectCoded(await put("61", await decision(fleetOperator(), "61", true)), 409, "MACHINE_NOT_ACTIVATED");
-    expectState(await put("61", await decision(fleetOperator(), "61", false, { timestamp: now() })), 61, "OPTED_OUT", fleetOperator().address, now());
+    const signedAt = now();
+    expectState(await put("61", await decision(fleetOperator(), "61", false, { timestamp: signedAt })), 61, "OPTED_OUT", fleetOperator().address, signedAt);
   });
 
   it("an unknown machine: 404 MACHINE_NOT_FOUND", async () => {
