@@ -91,6 +91,7 @@ export async function buildRatingsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     jobs,
     async close() {
       unsubscribe();
+      await ownershipIndex.idle();
       faucetWallet?.close();
       await bindingNode?.close();
     },

@@ -18,6 +18,8 @@ export interface SyncPosition {
 const MAX_STEPS_PER_RUN = 50;
 
 export class OwnershipIndexService {
+  private running: Promise<SyncPosition> | null = null;
+
   constructor(
     private readonly chain: RatingsChain,
     private readonly repository: OwnershipIndexRepository,
@@ -50,8 +52,20 @@ export class OwnershipIndexService {
     return { syncedBlock: applied ? toBlock : await this.repository.syncedBlock(), finalizedBlock };
   }
 
-  /** The job: steps until caught up (or MAX_STEPS_PER_RUN). */
-  async sync(): Promise<SyncPosition> {
+  /** The job: steps until caught up (or MAX_STEPS_PER_RUN). A run already going is joined, not doubled. */
+  sync(): Promise<SyncPosition> {
+    this.running ??= this.steps().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Resolves once no run is going (at shutdown, before the database and the chain reader close). */
+  async idle(): Promise<void> {
+    await this.running?.catch(() => {});
+  }
+
+  private async steps(): Promise<SyncPosition> {
     let position = await this.syncStep();
     for (let step = 1; step < MAX_STEPS_PER_RUN && position.syncedBlock < position.finalizedBlock; step++) {
       position = await this.syncStep();
