@@ -1,6 +1,6 @@
 /**
  * The dev credentials (the documented onboarding and operator tokens, the demo vendor CA whose keys derive from a
- * public seed, anvil's well-known deployer key as admin and attester) are fine on 127.0.0.1 and dangerous anywhere
+ * public seed, anvil's well-known deployer key as admin and attester, the documented TOTP encryption key) are fine on 127.0.0.1 and dangerous anywhere
  * else: anyone reaching the listeners could mint trusted chip certificates and act as the operator. So a process
  * whose HOST is not a loopback address refuses to start until the credentials it would use are configured
  * explicitly, naming each setting that is missing. `ALLOW_DEMO_ON_NETWORK=1` lets the demo run on a private network
@@ -8,6 +8,7 @@
  */
 import { isIP } from "node:net";
 import { DEV_ONBOARDING_TOKEN, DEV_OPERATOR_TOKEN, type PlatformConfig } from "../subgraphs/shared/config.js";
+import { DEV_TOTP_KEY } from "../subgraphs/shared/config/ratings.js";
 import type { Role } from "./platform.js";
 
 export class UnsafeExposureError extends Error {
@@ -36,6 +37,9 @@ function missingCredentials(config: PlatformConfig, role: Role): string[] {
   if (checksTokens && !explicit(config.onboardingTokens, DEV_ONBOARDING_TOKEN)) missing.push("ONBOARDING_TOKENS");
   if (usesVerify && !explicit(config.operatorTokens, DEV_OPERATOR_TOKEN)) missing.push("OPERATOR_TOKENS");
   if (usesVerify && !config.vendorTrustBundlePath) missing.push("VENDOR_TRUST_BUNDLE");
+  // The faucet's TOTP secrets would be encrypted with a key printed in the source.
+  const usesRatings = role.kind === "all" || (role.kind === "subgraph" && role.name === "ratings");
+  if (usesRatings && config.ratings.faucet.totpKey?.equals(Buffer.from(DEV_TOTP_KEY, "hex"))) missing.push("FAUCET_TOTP_KEY");
   // Only the embedded chain is deployed by this process; its admin and attester is the operator key when set.
   if (role.kind === "all" && !config.chain.rpcUrl && !config.chain.operatorKey) missing.push("OPERATOR_PRIVATE_KEY");
   return missing;

@@ -198,6 +198,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const urls: Record<string, string> = { graphql: graphql.url, ...rest.urls, rpc: chain.rpcUrl };
   logger.info(`GraphQL gateway:        ${urls.graphql}`);
   logger.info(`REST (documents 1, 2):  ${urls.http}`);
+  logger.info(`REST (document 2, 2.0): ${urls.mcr2}`);
   logger.info(`REST (document 3):      ${urls.markets}/api/v1`);
   logger.info(`chain RPC:              ${urls.rpc}`);
   if (chain.demo) logger.info(`demo fixture:           ${config.dataDir}/demo.json`);
@@ -217,8 +218,8 @@ async function listenRest(
 ): Promise<{ urls: Record<string, string>; listeners: RunningListener[] }> {
   const rest = createRestListeners({ config, executor, rateLimiter });
   try {
-    const { httpUrl, marketsUrl } = await rest.listen();
-    return { urls: { http: httpUrl, markets: marketsUrl }, listeners: [{ url: httpUrl, close: () => rest.close() }] };
+    const { httpUrl, marketsUrl, mcr2Url } = await rest.listen();
+    return { urls: { http: httpUrl, markets: marketsUrl, mcr2: mcr2Url }, listeners: [{ url: httpUrl, close: () => rest.close() }] };
   } catch (error) {
     await rest.close();
     throw error;

@@ -4,10 +4,17 @@
  */
 import { isUtf8 } from "node:buffer";
 import { parseJsonStrict } from "../subgraphs/verify/evidence/canonical.js";
+import type { PreparedResponse } from "./errors/table.js";
 
-/** A request the route itself refuses before calling GraphQL; `code` is one of the route's family codes. */
+/**
+ * A request the route itself refuses before calling GraphQL; `code` is one of the route's family codes, or the
+ * refusal carries its own prepared `response` (FastAPI's 422 validation lists, which echo the offending input).
+ */
 export class RouteInputError extends Error {
-  constructor(readonly code: string) {
+  constructor(
+    readonly code: string,
+    readonly response?: PreparedResponse,
+  ) {
     super(code);
     this.name = "RouteInputError";
   }

@@ -10,7 +10,8 @@ import { RATINGS_ERRORS, ratingsRateLimited } from "./errors/ratings.js";
 import { VERIFY_ERRORS } from "./errors/verify.js";
 import type { Rejection, RequestRules } from "./http-rules.js";
 
-export type ListenerName = "http" | "markets";
+/** `http`: documents 1 and 2 (the 1.0 ratings deployment); `mcr2`: document 2's 2.0 deployment; `markets`: document 3. */
+export type ListenerName = "http" | "mcr2" | "markets";
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type RateLimitName = Exclude<keyof RateLimitConfig, "windowMs">;
 
@@ -46,6 +47,15 @@ export const AREAS = {
     rateLimited: ratingsRateLimited,
     internalError: RATINGS_ERRORS.internal,
   },
+  // The 2.0 deployment's own listener (MCR2_PORT): document 2 only, with the same framework answers.
+  ratingsV2: {
+    listener: "mcr2",
+    prefix: "/",
+    notFound: RATINGS_ERRORS.required("NOT_FOUND"),
+    methodNotAllowed: RATINGS_ERRORS.required("METHOD_NOT_ALLOWED"),
+    rateLimited: ratingsRateLimited,
+    internalError: RATINGS_ERRORS.internal,
+  },
   // The markets listener serves document 3 only, so every path on it answers in the markets envelope.
   markets: {
     listener: "markets",
@@ -60,6 +70,8 @@ export const AREAS = {
 export interface RouteInput {
   /** Path parameters exactly as sent: not percent-decoded, so `%31` is not a spelling of `1`. */
   readonly params: Readonly<Record<string, string>>;
+  /** The query string, percent-decoded (most routes ignore it; document 2's listings read `offset` and `limit`). */
+  readonly query: URLSearchParams;
   /** The raw body of routes with a `jsonBody` rule; empty otherwise. */
   readonly body: Buffer;
 }
@@ -102,10 +114,15 @@ class MissingDataError extends Error {
   }
 }
 
-export function serializeField(data: Record<string, unknown>, field: string): Buffer {
+/** The selected root field's value; a missing one is a server bug (500). */
+export function fieldOf(data: Record<string, unknown>, field: string): any {
   const value = data[field];
   if (value === null || value === undefined) throw new MissingDataError(field);
-  return Buffer.from(JSON.stringify(value), "utf8");
+  return value;
+}
+
+export function serializeField(data: Record<string, unknown>, field: string): Buffer {
+  return Buffer.from(JSON.stringify(fieldOf(data, field)), "utf8");
 }
 
 export const ok = (status: number, field: string) => (data: Record<string, unknown>): RouteOutcome => ({

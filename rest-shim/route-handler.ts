@@ -78,9 +78,10 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     }
     let variables: Record<string, unknown>;
     try {
-      variables = route.variables({ params: pattern.params(rawPathOf(request.raw.url ?? "")), body: body ?? EMPTY_BODY });
+      const url = request.raw.url ?? "";
+      variables = route.variables({ params: pattern.params(rawPathOf(url)), query: queryOf(url), body: body ?? EMPTY_BODY });
     } catch (error) {
-      if (error instanceof RouteInputError) return answer(reply, errors.response(error.code));
+      if (error instanceof RouteInputError) return answer(reply, error.response ?? errors.response(error.code));
       return answer(reply, errors.internal, errorName(error));
     }
     let result: OperationResult;
@@ -133,6 +134,12 @@ function resolveRejections(route: RouteDefinition): Record<Rejection, PreparedRe
     notAcceptable: responseOf(codes?.notAcceptable),
     tooLarge: responseOf(codes?.tooLarge),
   };
+}
+
+/** The query string's parameters, percent-decoded the way Starlette reads them. */
+function queryOf(url: string): URLSearchParams {
+  const start = url.indexOf("?");
+  return new URLSearchParams(start === -1 ? "" : url.slice(start + 1));
 }
 
 /** Names an unexpected failure for the error report without its message. */

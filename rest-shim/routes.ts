@@ -10,8 +10,16 @@
 import type { RouteDefinition } from "./route-definition.js";
 import { VERIFY_ROUTES } from "./routes/verify.js";
 import { RATINGS_ROUTES } from "./routes/ratings.js";
+import { MONETIZATION_ROUTES } from "./routes/ratings-monetization.js";
+import { FAUCET_ROUTES } from "./routes/faucet.js";
 import { MARKETS_ROUTES } from "./routes/markets.js";
 
 export * from "./route-definition.js";
 
-export const ROUTES: readonly RouteDefinition[] = [...RATINGS_ROUTES, ...VERIFY_ROUTES, ...MARKETS_ROUTES];
+export const ROUTES: readonly RouteDefinition[] = [
+  ...RATINGS_ROUTES,
+  ...MONETIZATION_ROUTES,
+  ...FAUCET_ROUTES,
+  ...VERIFY_ROUTES,
+  ...MARKETS_ROUTES,
+];

@@ -1,5 +1,6 @@
 /**
- * The shim's two listeners: HTTP_PORT serves documents 1 and 2, MARKETS_PORT serves document 3 (under /api/v1).
+ * The shim's three listeners: HTTP_PORT serves documents 1 and 2 (document 2's 1.0 deployment), MCR2_PORT serves
+ * document 2's 2.0 deployment, MARKETS_PORT serves document 3 (under /api/v1).
  * Nothing listens until `listen()`; ports come from the config (0 picks a free port, for tests).
  *
  * Fastify is configured so that only the route table answers: no logger, no JSON body parsing (bodies are raw
@@ -30,11 +31,13 @@ export interface RestListenersOptions {
 export interface RestListeners {
   /** Documents 1 and 2 (HTTP_PORT). */
   http: FastifyInstance;
+  /** Document 2, 2.0 deployment (MCR2_PORT). */
+  mcr2: FastifyInstance;
   /** Document 3 (MARKETS_PORT). */
   markets: FastifyInstance;
-  listen(): Promise<{ httpUrl: string; marketsUrl: string }>;
+  listen(): Promise<{ httpUrl: string; marketsUrl: string; mcr2Url: string }>;
   /**
-   * Closes both listeners (requests in flight finish within the configured grace) and the rate limiter's store if
+   * Closes the three listeners (requests in flight finish within the configured grace) and the rate limiter's store if
    * it was created here; the executor belongs to the caller.
    */
   close(): Promise<void>;
@@ -58,20 +61,23 @@ export function createRestListeners(options: RestListenersOptions): RestListener
   const routes = options.routes ?? ROUTES;
   const http = buildListener("http", routes, deps);
   const markets = buildListener("markets", routes, deps);
+  const mcr2 = buildListener("mcr2", routes, deps);
 
   return {
     http,
+    mcr2,
     markets,
     async listen() {
-      const [httpUrl, marketsUrl] = await Promise.all([
+      const [httpUrl, marketsUrl, mcr2Url] = await Promise.all([
         http.listen({ host: config.host, port: config.httpPort }),
         markets.listen({ host: config.host, port: config.marketsPort }),
+        mcr2.listen({ host: config.host, port: config.ratings.v2.port }),
       ]);
-      return { httpUrl, marketsUrl };
+      return { httpUrl, marketsUrl, mcr2Url };
     },
     async close() {
       const grace = config.listeners.shutdownGraceMs;
-      await Promise.all([closeListener(http, grace), closeListener(markets, grace)]);
+      await Promise.all([closeListener(http, grace), closeListener(markets, grace), closeListener(mcr2, grace)]);
       if (options.rateLimiter === undefined) await rateLimiter.close();
     },
   };

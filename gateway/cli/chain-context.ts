@@ -16,7 +16,7 @@ import {
 } from "ethers";
 import { loadConfig, type ContractName, type PlatformConfig } from "../../subgraphs/shared/config.js";
 import { connectContract, decodeRevert } from "../../subgraphs/shared/chain/contracts.js";
-import { readDeployment } from "../../subgraphs/shared/chain/deploy.js";
+import { polledReceipt, readDeployment } from "../../subgraphs/shared/chain/deploy.js";
 import { readDemoFixture, type DemoFixture, type DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
 import { createProvider, fetchChainId } from "../../subgraphs/shared/chain/rpc.js";
@@ -115,6 +115,9 @@ export async function transact(
   progress(`${label}: sending`);
   const tx = await sent;
   progress(`${label}: ${tx.hash} sent, waiting for it to be mined`);
+  // ethers' wait() alone can miss a transaction the automining dev chain mined just before its first look, and then
+  // wait for a block that never comes (deploy.ts): the receipt is polled first; wait() then parses it or names the revert.
+  await polledReceipt(tx);
   const receipt = await tx.wait();
   if (!receipt) throw new CliError(`${label}: no receipt`);
   progress(`${label}: mined in block ${receipt.blockNumber}`);

@@ -13,6 +13,7 @@ import { deactivateCommand } from "./commands/deactivate.js";
 import { demoCommand } from "./commands/demo.js";
 import { eventCommands } from "./commands/event.js";
 import { evidenceCommand } from "./commands/evidence.js";
+import { monetizationCommands } from "./commands/monetization.js";
 import { revokeCommand } from "./commands/revoke.js";
 
 export const COMMANDS: CliCommandGroup[] = [
@@ -22,6 +23,7 @@ export const COMMANDS: CliCommandGroup[] = [
   revokeCommand,
   eventCommands,
   evidenceCommand,
+  monetizationCommands,
   demoCommand,
 ];
 

@@ -10,7 +10,10 @@ import { defineErrorTable, type PreparedResponse } from "./table.js";
 
 const headers = { "content-type": "application/json" };
 
-/** Read routes: the detail strings are Starlette's standard reason phrases where the upstream uses them. */
+/**
+ * Read routes: the public notes' detail strings where they give one (`Empty DID`, `Machine not found`, ...), Starlette's
+ * reason phrases for framework answers, and our own for what the notes leave open (docs/ratings-api.md).
+ */
 export const RATINGS_ERRORS = defineErrorTable({
   family: "ratings",
   headers,
@@ -18,11 +21,32 @@ export const RATINGS_ERRORS = defineErrorTable({
   internalCode: "INTERNAL_ERROR",
   entries: {
     INVALID_REQUEST: { status: 400, message: "Invalid request" },
+    EMPTY_DID: { status: 400, message: "Empty DID" },
+    INVALID_ADDRESS: { status: 400, message: "Invalid Ethereum address format" },
+    INVALID_MACHINE_DID: { status: 400, message: "Invalid machine DID format" },
+    INVALID_ALTCHAIN_ADDRESS: { status: 400, message: "Invalid altchain address" },
+    INVALID_PAGINATION: { status: 400, message: "Invalid pagination" },
+    MACHINE_NOT_FOUND: { status: 404, message: "Machine not found" },
+    MACHINE_NOT_REGISTERED: { status: 404, message: "Machine not registered" },
+    MACHINE_WALLET_NOT_FOUND: { status: 404, message: "Machine wallet not found" },
+    TOKEN_NOT_FOUND: { status: 404, message: "Token not found" },
+    ALTCHAIN_NOT_BOUND: { status: 404, message: "Altchain address not bound" },
+    ALTCHAIN_BINDING_REVOKED: { status: 404, message: "Altchain binding revoked" },
     NOT_FOUND: { status: 404, message: "Not Found" },
     METHOD_NOT_ALLOWED: { status: 405, message: "Method Not Allowed" },
     RATE_LIMITED: { status: 429, message: "Rate limit exceeded" },
     INTERNAL_ERROR: { status: 500, message: "Internal Server Error" },
+    SERVICE_NOT_INITIALISED: { status: 503, message: "Service not initialised" },
     CHAIN_UNAVAILABLE: { status: 503, message: "Chain unavailable" },
+    ALTCHAIN_UNAVAILABLE: { status: 503, message: "Altchain unavailable" },
+    OPERATOR_INDEX_SYNCING: {
+      status: 503,
+      message: "Operator index syncing",
+      messageFrom: ({ indexedBlock, finalizedBlock }) =>
+        Number.isSafeInteger(indexedBlock) && Number.isSafeInteger(finalizedBlock)
+          ? `Operator index syncing: synced to block ${indexedBlock as number} of finalized block ${finalizedBlock as number}`
+          : undefined,
+    },
     SERVICE_UNAVAILABLE: { status: 503, message: "Service Unavailable" },
   },
 });
@@ -35,11 +59,19 @@ export const MONETIZATION_ERRORS = defineErrorTable({
   internalCode: "INTERNAL_ERROR",
   entries: {
     INVALID_REQUEST: { status: 400, message: "The request is not valid." },
-    // Status not given by the spec: a decision that is not strictly newer conflicts with the applied one.
+    INVALID_SIGNATURE: { status: 400, message: "The signature does not recover to an address." },
+    UNAUTHORIZED_SIGNER: { status: 403, message: "The signer may not decide for this machine." },
+    MACHINE_NOT_FOUND: { status: 404, message: "Machine not found." },
+    NOT_FOUND: { status: 404, message: "Not Found" },
+    // Statuses the spec leaves open (docs/monetization.md): conflicts with the machine's or the applied state are 409.
+    MACHINE_DEACTIVATED: { status: 409, message: "The machine is deactivated." },
+    MACHINE_NOT_ACTIVATED: { status: 409, message: "The machine is not activated." },
+    MACHINE_NOT_BONDED: { status: 409, message: "The machine is not bonded." },
     STALE_SIGNATURE: { status: 409, message: "The signed timestamp is stale or outside the freshness window." },
+    REQUEST_TOO_LARGE: { status: 413, message: "The request body is too large." },
     INTERNAL_ERROR: { status: 500, message: "Internal server error." },
-    CHAIN_UNAVAILABLE: { status: 503, message: "The chain could not be read; retry." },
-    SERVICE_UNAVAILABLE: { status: 503, message: "The service is unavailable; retry." },
+    MACHINE_UNAVAILABLE: { status: 503, message: "The machine state is unavailable; retry." },
+    SERVICE_UNAVAILABLE: { status: 503, message: "The service is unavailable." },
   },
 });
 

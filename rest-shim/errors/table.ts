@@ -24,6 +24,11 @@ export interface ErrorEntry {
   readonly message: string;
   /** Answer `Retry-After` from `extensions.retryAfter`, clamped to this range (seconds). */
   readonly retryAfter?: { readonly min: number; readonly max: number };
+  /**
+   * A message built from the error's extensions (document 2's sync position); undefined (a malformed hint) keeps
+   * `message`. It must only ever format numbers: nothing a client sent may reach it.
+   */
+  readonly messageFrom?: (extensions: Readonly<Record<string, unknown>>) => string | undefined;
 }
 
 export interface ErrorTableSpec {
@@ -86,7 +91,10 @@ export function defineErrorTable(spec: ErrorTableSpec): ErrorTable {
       if (typeof code !== "string") return internal;
       const base = response(code);
       if (base === internal) return base;
-      const retryAfter = spec.entries[code]!.retryAfter;
+      const entry = spec.entries[code]!;
+      const message = entry.messageFrom?.(error.extensions ?? {});
+      if (message !== undefined) return prepareErrorResponse(code, base.status, spec.headers, spec.envelope(code, message));
+      const retryAfter = entry.retryAfter;
       if (retryAfter === undefined) return base;
       const seconds = clampSeconds(error.extensions?.retryAfter, retryAfter.min, retryAfter.max);
       return { ...base, headers: { ...base.headers, "retry-after": String(seconds) } };

@@ -1,25 +1,42 @@
-import { FieldResolver, Resolver, Root } from "type-graphql";
-import { parseMachineId } from "../shared/machine-id.js";
-import { RatingsErrors } from "./errors.js";
-import { MonetizationState, MonetizationStatus, RatingsMachine } from "./monetization.type.js";
+import { Arg, Mutation, Query, Resolver } from "type-graphql";
+import { DomainError } from "../shared/errors.js";
 import type { RatingsDeps } from "./deps.js";
+import { DeploymentArg, deploymentArg } from "./graphql-args.js";
+import { RatingsDeployment } from "./mcr.type.js";
+import { MonetizationCompatibility, MonetizationDecisionInput, MonetizationState } from "./monetization.type.js";
 
-@Resolver(() => RatingsMachine)
-export class MachineMonetizationResolver {
+@Resolver()
+export class MonetizationResolver {
   constructor(private readonly deps: RatingsDeps) {}
 
-  @FieldResolver(() => MonetizationState, { description: "Current monetization state (no signature needed)." })
-  async monetization(@Root() machine: RatingsMachine): Promise<MonetizationState> {
-    if (parseMachineId(machine.machineId) === null) {
-      throw RatingsErrors.invalidMachineKey();
+  @Query(() => MonetizationState, { description: "GET /machine/{key}/monetization: key is a DID or a decimal machine ID." })
+  machineMonetization(
+    @Arg("key", () => String) key: string,
+    @DeploymentArg() deployment: RatingsDeployment,
+  ): Promise<MonetizationState> {
+    return this.deps.monetization.state(deploymentArg(deployment), key);
+  }
+
+  @Mutation(() => MonetizationState, { description: "PUT /machine/{key}/monetization: a signed opt-in or opt-out." })
+  setMachineMonetization(
+    @Arg("key", () => String) key: string,
+    @Arg("decision", () => MonetizationDecisionInput) decision: MonetizationDecisionInput,
+    @DeploymentArg() deployment: RatingsDeployment,
+  ): Promise<MonetizationState> {
+    return this.deps.monetization.decide(deploymentArg(deployment), key, decision);
+  }
+
+  @Query(() => MonetizationCompatibility, {
+    description: "GET /.well-known/<namespace>-monetization. With `wellKnownName`, NOT_FOUND unless it is that name.",
+  })
+  monetizationCompatibility(
+    @DeploymentArg() deployment: RatingsDeployment,
+    @Arg("wellKnownName", () => String, { nullable: true }) wellKnownName: string | null,
+  ): MonetizationCompatibility {
+    const signal = this.deps.monetization.compatibility(deploymentArg(deployment));
+    if (wellKnownName !== null && wellKnownName !== undefined && wellKnownName !== signal.api) {
+      throw new DomainError("NOT_FOUND", "No such well-known resource.");
     }
-    const decision = await this.deps.monetization.find(machine.machineId);
-    if (!decision) return { machine_id: machine.machineId, status: MonetizationStatus.PENDING, signer: null, updated_at: null };
-    return {
-      machine_id: machine.machineId,
-      status: decision.optedIn ? MonetizationStatus.OPTED_IN : MonetizationStatus.OPTED_OUT,
-      signer: decision.signer,
-      updated_at: Number(decision.timestamp),
-    };
+    return signal;
   }
 }

@@ -15,6 +15,18 @@ export class ProbeResolver {
   async readiness(): Promise<ReadinessReport> {
     const probe = await this.deps.chain.probe();
     const ready = probe.rpc_connected && Object.values(probe.contracts).every(Boolean);
-    return { status: ready ? "ready" : "not_ready", ...probe };
+    const { contracts } = probe;
+    return {
+      status: ready ? "ready" : "not_ready",
+      rpcConnected: probe.rpc_connected,
+      contracts: {
+        identityRegistry: contracts.identity_registry,
+        identityStaking: contracts.identity_staking,
+        eventRegistry: contracts.event_registry,
+        machineNft: contracts.machine_nft,
+        didRegistry: contracts.did_registry,
+        adminFlags: contracts.admin_flags,
+      },
+    };
   }
 }

@@ -6,15 +6,15 @@ export class HealthReport {
   status!: string;
 }
 
-@ObjectType()
+@ObjectType({ description: "Whether each contract answers a view call (REST: snake_case names)." })
 export class ContractReadiness {
-  @Field(() => Boolean) identity_registry!: boolean;
-  @Field(() => Boolean) identity_staking!: boolean;
-  @Field(() => Boolean) event_registry!: boolean;
-  @Field(() => Boolean) machine_nft!: boolean;
-  @Field(() => Boolean) did_registry!: boolean;
+  @Field(() => Boolean) identityRegistry!: boolean;
+  @Field(() => Boolean) identityStaking!: boolean;
+  @Field(() => Boolean) eventRegistry!: boolean;
+  @Field(() => Boolean) machineNft!: boolean;
+  @Field(() => Boolean) didRegistry!: boolean;
   @Field(() => Boolean, { description: "True when the admin-flags address is not configured (probe skipped)." })
-  admin_flags!: boolean;
+  adminFlags!: boolean;
 }
 
 @ObjectType({ description: "Readiness: `ready` when the RPC answers and every contract is callable, else `not_ready`." })
@@ -23,7 +23,7 @@ export class ReadinessReport {
   status!: string;
 
   @Field(() => Boolean)
-  rpc_connected!: boolean;
+  rpcConnected!: boolean;
 
   @Field(() => ContractReadiness)
   contracts!: ContractReadiness;

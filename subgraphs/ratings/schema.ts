@@ -1,13 +1,18 @@
 import type { GraphQLSchema } from "graphql";
 import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
-import { RatingsMachine } from "./monetization.type.js";
-import { MachineMonetizationResolver } from "./monetization.resolver.js";
-import { ProbeResolver } from "./probe.resolver.js";
+import { AltchainResolver } from "./altchain/altchain.resolver.js";
 import type { RatingsDeps } from "./deps.js";
+import { FaucetResolver } from "./faucet/faucet.resolver.js";
+import { MachineResolver } from "./machine.resolver.js";
+import { RatingsMachine } from "./machine.type.js";
+import { MonetizationResolver } from "./monetization.resolver.js";
+import { ProbeResolver } from "./probe.resolver.js";
+import { RatingResolver } from "./rating.resolver.js";
 
+/** The ratings subgraph (document 2); without `deps` the schema is only good for printing SDL. */
 export function buildRatingsSchema(deps?: RatingsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [ProbeResolver, MachineMonetizationResolver],
+    resolvers: [ProbeResolver, RatingResolver, MachineResolver, MonetizationResolver, AltchainResolver, FaucetResolver],
     orphanedTypes: [RatingsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

@@ -9,6 +9,9 @@ import { GraphQLError } from "graphql";
 export interface DomainErrorExtras {
   /** Seconds the client should wait before retrying (becomes `Retry-After` on REST). */
   retryAfter?: number;
+  /** Document 2, 2.0 operator route: how far the ownership index has synced, and the finalized block it chases. */
+  indexedBlock?: number;
+  finalizedBlock?: number;
 }
 
 export class DomainError extends GraphQLError {

@@ -8,15 +8,19 @@
  *    PostgreSQL (a throw-away database) when DATABASE_URL is set.
  * 3. Evidence checks per second on one core (in-process checkEvidence on valid evidence) vs the bare ECDSA P-256
  *    verification it contains.
+ * 4. GET /mcr/{did} (document 2) cached, against a bare node:http handler answering the same JSON, with the verify read
+ *    route's ratio from step 1 as the target; and uncached (a second platform with MCR_CACHE_TTL=0).
+ * 5. Scoring a machine with 10,000 events, cold and warm (mcr-scoring.ts).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { benchEvidenceChecks } from "./evidence-checks.js";
+import { benchMcrScoring } from "./mcr-scoring.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -47,11 +51,11 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
   try {
-    const [httpPort, marketsPort, graphqlPort, anvilPort, barePort] = await Promise.all([
-      freePort(), freePort(), freePort(), freePort(), freePort(),
+    const [httpPort, marketsPort, graphqlPort, anvilPort, barePort, mcr2Port, altchainPort] = await Promise.all([
+      freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
     ]);
     console.error("starting the platform (role all) ...");
-    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort])));
+    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort])));
     const readUrl = `http://127.0.0.1:${httpPort}/v1/verify/machines/1`;
     const body = Buffer.from(await (await fetch(readUrl)).arrayBuffer());
     const bodyFile = path.join(dataDir, "bench-body.json");
@@ -73,7 +77,10 @@ async function main(): Promise<void> {
     console.log(`\nGET /v1/verify/machines/1, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION_S}s rounds (medians)`);
     const b = summarize("bare node:http (baseline)", bare);
     const s = summarize("REST shim -> gateway", shim);
-    console.log(`  shim / bare throughput      ${((100 * s.rps) / b.rps).toFixed(1)}%  (target >= 15%)`);
+    const verifyRatio = (100 * s.rps) / b.rps;
+    console.log(`  shim / bare throughput      ${verifyRatio.toFixed(1)}%  (target >= 15%)`);
+
+    await benchMcrRoute(dataDir, httpPort, verifyRatio, processes);
 
     console.log(`\nPOST /v1/verify/chip/challenge, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION_S}s rounds (medians)`);
     const pglite = summarize("issuance, PGlite (embedded)", await issuanceRounds(httpPort));
@@ -81,7 +88,7 @@ async function main(): Promise<void> {
     if (process.env.DATABASE_URL) {
       const database = await createPostgresDatabase();
       try {
-        const pgPorts = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+        const pgPorts = await Promise.all(Array.from({ length: 6 }, freePort));
         const pgPlatform = await startRole(["all"], {
           ...platformEnv(path.join(dataDir, "pg"), pgPorts),
           DATABASE_URL: database.url,
@@ -98,20 +105,65 @@ async function main(): Promise<void> {
 
     console.error("evidence checks ...");
     await benchEvidenceChecks(ROUNDS);
+    console.error("MCR scoring of 10,000 events ...");
+    await benchMcrScoring(ROUNDS);
   } finally {
     for (const child of processes.reverse()) await child.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
+/**
+ * GET /mcr/{did} of demo machine 7 (50 events): cached on the platform above against a bare server answering its
+ * JSON, then uncached on a second platform (MCR_CACHE_TTL=0) of its own.
+ */
+async function benchMcrRoute(dataDir: string, httpPort: number, verifyRatio: number, processes: RoleProcess[]): Promise<void> {
+  const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
+  const did = demo.ratings.machines[0].did as string;
+  const mcrUrl = `http://127.0.0.1:${httpPort}/mcr/${did}`;
+  const bodyFile = path.join(dataDir, "bench-mcr.json");
+  await writeFile(bodyFile, Buffer.from(await (await fetch(mcrUrl)).arrayBuffer()));
+  const barePort = await freePort();
+  const bare = await startRoleScript("test/bench/bare-server.ts", [String(barePort), bodyFile]);
+  processes.push(bare);
+  const bareUrl = `http://127.0.0.1:${barePort}/mcr/${did}`;
+  await load({ url: mcrUrl, duration: 2 });
+  const shim: Sample[] = [];
+  const baseline: Sample[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.error(`round ${round}/${ROUNDS}: /mcr cached ...`);
+    baseline.push(await load({ url: bareUrl }));
+    shim.push(await load({ url: mcrUrl }));
+  }
+  console.log(`\nGET /mcr/{did} (machine 7, 50 events), ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION_S}s rounds (medians)`);
+  const b = summarize("bare node:http (baseline)", baseline);
+  const s = summarize("REST shim, MCR cached", shim);
+  const ratio = (100 * s.rps) / b.rps;
+  console.log(`  shim / bare throughput      ${ratio.toFixed(1)}%  (target: the verify read route's ${verifyRatio.toFixed(1)}%)`);
+
+  const ports = await Promise.all(Array.from({ length: 6 }, freePort));
+  const uncached = await startRole(["all"], { ...platformEnv(path.join(dataDir, "uncached"), ports), MCR_CACHE_TTL: "0" });
+  processes.push(uncached);
+  const uncachedUrl = `http://127.0.0.1:${ports[0]}/mcr/${did}`;
+  const samples: Sample[] = [];
+  for (let round = 1; round <= ROUNDS; round++) samples.push(await load({ url: uncachedUrl }));
+  const u = summarize("REST shim, MCR_CACHE_TTL=0", samples);
+  console.log(`  uncached / bare throughput  ${((100 * u.rps) / b.rps).toFixed(1)}%`);
+  await uncached.stop();
+  await bare.stop();
+}
+
 /** Role `all` with every per-IP limit and open-challenge cap out of the way: the bench measures throughput. */
-function platformEnv(dataDir: string, [http, markets, graphql, anvil]: number[]): Record<string, string> {
+function platformEnv(dataDir: string, [http, markets, graphql, anvil, mcr2, altchain]: number[]): Record<string, string> {
   return {
     DATA_DIR: dataDir,
     HTTP_PORT: String(http),
     MARKETS_PORT: String(markets),
     GRAPHQL_PORT: String(graphql),
     ANVIL_PORT: String(anvil),
+    MCR2_PORT: String(mcr2),
+    ALTCHAIN_RPC_PORT: String(altchain),
+    RATE_LIMIT_RATINGS_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_READ_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_API_PER_IP: "1000000000",
     RATE_LIMIT_CHALLENGE_PER_IP: "1000000000",

@@ -67,20 +67,22 @@ describe.each(databaseTargets())("CRUD on %s", (target) => {
     await prisma.verifyChallenge.delete({ where: { id: challenge.id } });
   });
 
-  it("MonetizationDecision: upsert keeps one row per machine", async () => {
+  it("MonetizationDecision: upsert keeps one row per machine and deployment", async () => {
     const { prisma } = testDb.db;
     const machineId = `m-${crypto.randomUUID()}`;
+    const key = { deployment_machineId: { deployment: "v1", machineId } };
     const decision = { optedIn: true, signer: "0xsigner", timestamp: 1_767_225_601n, updatedAt: new Date() };
-    await prisma.monetizationDecision.upsert({ where: { machineId }, create: { machineId, ...decision }, update: decision });
+    await prisma.monetizationDecision.upsert({ where: key, create: { machineId, ...decision }, update: decision });
     await prisma.monetizationDecision.upsert({
-      where: { machineId },
+      where: key,
       create: { machineId, ...decision },
       update: { optedIn: false, timestamp: 1_767_225_700n },
     });
-    const read = await prisma.monetizationDecision.findUniqueOrThrow({ where: { machineId } });
-    expect(read).toMatchObject({ optedIn: false, timestamp: 1_767_225_700n, signer: "0xsigner" });
-    expect(await prisma.monetizationDecision.count({ where: { machineId } })).toBe(1);
-    await prisma.monetizationDecision.delete({ where: { machineId } });
+    await prisma.monetizationDecision.create({ data: { deployment: "v2", machineId, ...decision } });
+    const read = await prisma.monetizationDecision.findUniqueOrThrow({ where: key });
+    expect(read).toMatchObject({ deployment: "v1", optedIn: false, timestamp: 1_767_225_700n, signer: "0xsigner" });
+    expect(await prisma.monetizationDecision.count({ where: { machineId } })).toBe(2);
+    await prisma.monetizationDecision.deleteMany({ where: { machineId } });
   });
 
   it("MarketsMachine: create, list, update, delete", async () => {

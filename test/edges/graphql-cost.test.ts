@@ -67,7 +67,7 @@ describe("each limit, just over it", () => {
   });
 
   it("cost: fifteen full readiness reports cost more than GRAPHQL_MAX_COST", async () => {
-    const report = "readiness { status rpc_connected contracts { identity_registry identity_staking event_registry machine_nft did_registry admin_flags } }";
+    const report = "readiness { status rpcConnected contracts { identityRegistry identityStaking eventRegistry machineNft didRegistry adminFlags } }";
     expectRefused(await graphql(p.graphql, aliases(15, report)), "GRAPHQL_VALIDATION_FAILED", /Query Cost limit of 200 exceeded, found \d+/);
     expect((await graphql(p.graphql, aliases(5, report))).status).toBe(200);
   });

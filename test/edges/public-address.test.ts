@@ -22,7 +22,7 @@ import { startTestPlatform, type TestPlatform } from "../support/platform.js";
 import { freePort, startCommand } from "../support/processes.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const ALL_DEV_CREDENTIALS = ["ONBOARDING_TOKENS", "OPERATOR_TOKENS", "VENDOR_TRUST_BUNDLE", "OPERATOR_PRIVATE_KEY"];
+const ALL_DEV_CREDENTIALS = ["ONBOARDING_TOKENS", "OPERATOR_TOKENS", "VENDOR_TRUST_BUNDLE", "FAUCET_TOTP_KEY", "OPERATOR_PRIVATE_KEY"];
 
 let base: string;
 beforeAll(async () => {
@@ -60,6 +60,9 @@ describe("which settings a role needs outside loopback", () => {
     expect(missing(configured({ CHAIN_RPC_URL: "http://127.0.0.1:1" }), { kind: "rest" })).toEqual(["ONBOARDING_TOKENS"]);
     expect(missing(configured({}), { kind: "gateway" })).toEqual([]);
     expect(missing(configured({ CHAIN_RPC_URL: "http://127.0.0.1:1" }), { kind: "subgraph", name: "ratings" })).toEqual([]);
+    // The documented TOTP key, given explicitly, is still the dev credential.
+    const devTotp = { CHAIN_RPC_URL: "http://127.0.0.1:1", FAUCET_TOTP_KEY: "d3f0".repeat(16) };
+    expect(missing(configured(devTotp), { kind: "subgraph", name: "ratings" })).toEqual(["FAUCET_TOTP_KEY"]);
   });
 
   it("ALLOW_DEMO_ON_NETWORK=1 turns the refusal into a warning that names what is missing", () => {
@@ -128,6 +131,7 @@ describe("on HOST=0.0.0.0 with every credential configured", () => {
       OPERATOR_TOKENS: "configured-operator-token",
       VENDOR_TRUST_BUNDLE: bundle,
       OPERATOR_PRIVATE_KEY: operatorKey,
+      FAUCET_TOTP_KEY: "5a".repeat(32),
     });
     http = p.http.replace("0.0.0.0", "127.0.0.1");
   }, 300_000);

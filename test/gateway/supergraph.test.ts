@@ -19,12 +19,14 @@ describe("committed schemas", async () => {
   });
 
   it("every subgraph contributes to the Machine entity keyed by machineId", () => {
-    const machine = /type Machine\n([^{]*)\{([^}]*)\}/.exec(fresh.supergraph)!;
+    const machine = /type Machine\n([^{]*)\{([\s\S]*?)\n\}/.exec(fresh.supergraph)!;
     for (const graph of ["VERIFY", "RATINGS", "MARKETS"]) {
       expect(machine[1]).toContain(`@join__type(graph: ${graph}, key: "machineId")`);
     }
     expect(machine[2]).toMatch(/verification: .*@join__field\(graph: VERIFY\)/);
-    expect(machine[2]).toMatch(/monetization: .*@join__field\(graph: RATINGS\)/);
+    for (const field of ["rating", "profile", "card", "monetization"]) {
+      expect(machine[2]).toMatch(new RegExp(`${field}\\(deployment: RatingsDeployment! = V1\\): .*@join__field\\(graph: RATINGS\\)`));
+    }
     expect(machine[2]).toMatch(/marketsRegistration: .*@join__field\(graph: MARKETS\)/);
   });
 });

@@ -95,12 +95,8 @@ describe("declared dependencies", () => {
     const imported = importedPackages(sources);
     // Used without an import: the CLIs npm scripts run, and the driver Prisma's generated client loads.
     const usedByScripts = new Set(["tsx", "prisma", "@prisma/client", "typescript", "vitest"]);
-    // Pinned on main ahead of the ratings and markets routes (issues 7 and 8); each leaves this list once imported.
-    const pinnedForComingRoutes = new Set(["@solana/kit", "otpauth", "qrcode"]);
     const unused = Object.keys(pkg.dependencies).filter((name) => !imported.has(name) && !usedByScripts.has(name));
-    expect(unused.filter((name) => !pinnedForComingRoutes.has(name))).toEqual([]);
-    // The list stays honest: an entry that is imported by now, or no longer declared, must be removed from it.
-    expect([...pinnedForComingRoutes].filter((name) => !unused.includes(name))).toEqual([]);
+    expect(unused).toEqual([]);
     expect(pkg.dependencies).not.toHaveProperty("graphql-scalars");
     expect(pkg.dependencies).not.toHaveProperty("graphql-tag");
   });

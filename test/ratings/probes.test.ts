@@ -36,6 +36,11 @@ const NOTHING_READY = {
   },
 };
 
+async function read(url: string) {
+  const response = await fetch(url);
+  return { status: response.status, text: await response.text() };
+}
+
 async function probe(p: TestPlatform, route: "/health" | "/ready") {
   const response = await fetch(`${p.http}${route}`);
   return { status: response.status, contentType: response.headers.get("content-type"), text: await response.text() };
@@ -59,8 +64,11 @@ describe("probes on the embedded platform", () => {
   });
 
   it("GraphQL offers the same reports", async () => {
-    const { body } = await graphql(p.graphql, "{ health { status } readiness { status rpc_connected } }");
-    expect(body.data).toEqual({ health: { status: "ok" }, readiness: { status: "ready", rpc_connected: true } });
+    const { body } = await graphql(p.graphql, "{ health { status } readiness { status rpcConnected contracts { adminFlags } } }");
+    expect(body.data).toEqual({
+      health: { status: "ok" },
+      readiness: { status: "ready", rpcConnected: true, contracts: { adminFlags: true } },
+    });
   });
 });
 
@@ -107,6 +115,10 @@ describe("readiness against an external chain", () => {
     expect(ready.text).toBe(JSON.stringify(NOTHING_READY));
     // Liveness checks no connectivity.
     expect((await probe(p, "/health")).status).toBe(200);
+    // The 1.0 read routes cannot be served; the 2.0 deployment (machine registry) still can.
+    expect(await read(`${p.http}/mcr/0x${"11".repeat(20)}`)).toEqual({ status: 503, text: '{"detail":"Service not initialised"}' });
+    expect(await read(`${p.http}/machine/1/monetization`)).toMatchObject({ status: 503, text: expect.stringContaining('"code":"SERVICE_UNAVAILABLE"') });
+    expect((await read(`${p.mcr2}/mcr/did:service:1`)).status).toBe(404);
   });
 
   it("an unreachable RPC node: 503 not_ready with rpc_connected false; /health still 200", async () => {
@@ -118,6 +130,9 @@ describe("readiness against an external chain", () => {
     expect(body.status).toBe("not_ready");
     expect(body.rpc_connected).toBe(false);
     expect((await probe(p, "/health")).text).toBe('{"status":"ok"}');
+    expect(await read(`${p.http}/mcr/0x${"11".repeat(20)}`)).toEqual({ status: 503, text: '{"detail":"Chain unavailable"}' });
+    expect(await read(`${p.http}/machines/1`)).toEqual({ status: 503, text: '{"detail":"Chain unavailable"}' });
+    expect(await read(`${p.http}/machine/1/monetization`)).toMatchObject({ status: 503, text: expect.stringContaining('"code":"MACHINE_UNAVAILABLE"') });
   });
 
   it("a contract address with no code: that check is false and readiness is 503", async () => {

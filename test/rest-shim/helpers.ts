@@ -15,6 +15,7 @@ export function testConfig(env: Record<string, string> = {}): PlatformConfig {
     HOST: "127.0.0.1",
     HTTP_PORT: "0",
     MARKETS_PORT: "0",
+    MCR2_PORT: "0",
     ONBOARDING_TOKENS: `${TOKEN},${OTHER_TOKEN}`,
     LOG_LEVEL: "silent",
     // Generous limits, so only the rate-limit tests meet them.
@@ -77,17 +78,40 @@ export const RECORD = {
   verification: { kyb: { status: "unverified" }, chip: { status: "verified" } },
 };
 
+/** The readiness report as the ratings subgraph answers it (GraphQL names) ... */
 export const READY = {
   status: "ready",
-  rpc_connected: true,
+  rpcConnected: true,
   contracts: {
-    identity_registry: true,
-    identity_staking: true,
-    event_registry: true,
-    machine_nft: true,
-    did_registry: true,
-    admin_flags: true,
+    identityRegistry: true,
+    identityStaking: true,
+    eventRegistry: true,
+    machineNft: true,
+    didRegistry: true,
+    adminFlags: true,
   },
+};
+
+/** ... and as GET /ready writes it (document 2's names, in this order). */
+export const READY_BODY =
+  '{"status":"ready","rpc_connected":true,"contracts":{"identity_registry":true,"identity_staking":true,"event_registry":true,"machine_nft":true,"did_registry":true,"admin_flags":true}}';
+
+/** An MCR scorecard as the ratings subgraph answers it. */
+export const SCORECARD = {
+  did: "did:service:0x0000000000000000000000000000000000000001",
+  machineId: "1",
+  mcrScore: 45,
+  mcr: "BB",
+  mcrDegraded: false,
+  bondStatus: "BONDED",
+  negativeFlag: false,
+  eventCount: 12,
+  revenueEventCount: 7,
+  activityEventCount: 5,
+  revenueTrend: "STABLE",
+  totalRevenue: "35000",
+  averageRevenuePerEvent: 5000,
+  lastUpdated: 1711900000,
 };
 
 /** An executor answering every documented operation successfully. */
@@ -95,6 +119,7 @@ export function happyExecutor(): RecordingExecutor {
   return new RecordingExecutor()
     .answer("Health", { data: { health: { status: "ok" } } })
     .answer("Readiness", { data: { readiness: READY } })
+    .answer("McrScorecard", { data: { mcrScorecard: SCORECARD } })
     .answer("VerifyMachine", { data: { machineVerification: RECORD } })
     .answer("CreateChipChallenge", { data: { createChipChallenge: CHALLENGE } })
     .answer("SubmitChipEvidence", {

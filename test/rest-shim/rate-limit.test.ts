@@ -7,28 +7,13 @@ import net from "node:net";
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATIONS } from "../../rest-shim/operations.js";
 import { RATINGS_ERRORS } from "../../rest-shim/errors/ratings.js";
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type RateLimitRule } from "../../rest-shim/rate-limit.js";
-import { AREAS, ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
 import { call, postHeaders, startShim, testConfig, verifyBody, type RunningShim } from "./helpers.js";
 
 const RATE_LIMITED = verifyBody("RATE_LIMITED", "Too many requests; retry later.");
 const REDIS_URL = "redis://127.0.0.1:6379";
 
-/** A ratings read route, so the ratings 429 can be shown before document 2's read routes exist. */
-const RATINGS_PROBE: RouteDefinition = {
-  method: "GET",
-  path: "/mcr/:did",
-  area: AREAS.ratings,
-  errors: RATINGS_ERRORS,
-  operation: OPERATIONS.health,
-  rules: {},
-  rateLimits: ["ratingsPerIp"],
-  unavailableCode: "SERVICE_UNAVAILABLE",
-  variables: () => ({}),
-  respond: (data) => ({ status: 200, body: Buffer.from(JSON.stringify(data.health)) }),
-};
 
 const challenge = (shim: RunningShim, headers = postHeaders()) =>
   call(`${shim.httpUrl}/v1/verify/chip/challenge`, { method: "POST", headers, body: '{"machineId":"1"}' });
@@ -46,7 +31,6 @@ describe("with memory counters", () => {
   let shim: RunningShim;
   beforeAll(async () => {
     shim = await startShim({
-      routes: [...ROUTES, RATINGS_PROBE],
       config: testConfig({
         RATE_LIMIT_CHALLENGE_PER_IP: "2",
         RATE_LIMIT_EVIDENCE_PER_IP: "3",

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../rest-shim/operations.js";
 import { AREAS, ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
-import { READY, RECORD, call, happyExecutor, rawRequest, startShim, verifyBody, type RunningShim } from "./helpers.js";
+import { READY, READY_BODY, RECORD, call, happyExecutor, rawRequest, startShim, verifyBody, type RunningShim } from "./helpers.js";
 
 const NOT_FOUND_VERIFY = verifyBody("VERIFY_ROUTE_NOT_FOUND", "No such verify route.");
 const METHOD_NOT_ALLOWED_VERIFY = verifyBody("METHOD_NOT_ALLOWED", "Method not allowed on this route.");
@@ -42,14 +42,14 @@ describe("documented routes on the HTTP listener", () => {
   it("GET /ready answers 200 when ready and 503 with the same body shape when not", async () => {
     const ready = await call(`${shim.httpUrl}/ready`);
     expect(ready.status).toBe(200);
-    expect(ready.body).toBe(JSON.stringify(READY));
+    expect(ready.body).toBe(READY_BODY);
 
-    const notReady = { ...READY, status: "not_ready", rpc_connected: false };
+    const notReady = { ...READY, status: "not_ready", rpcConnected: false };
     const local = await startShim({ executor: happyExecutor().answer("Readiness", { data: { readiness: notReady } }) });
     try {
       const response = await call(`${local.httpUrl}/ready`);
       expect(response.status).toBe(503);
-      expect(response.body).toBe(JSON.stringify(notReady));
+      expect(response.body).toBe(READY_BODY.replace('"ready"', '"not_ready"').replace('"rpc_connected":true', '"rpc_connected":false'));
     } finally {
       await local.close();
     }

@@ -18,6 +18,8 @@ export interface TestPlatform {
   /** Base URL of the documents 1 and 2 listener, e.g. http://127.0.0.1:PORT */
   http: string;
   markets: string;
+  /** Document 2's 2.0 deployment listener. */
+  mcr2: string;
   graphql: string;
   machine(state: DemoMachine["state"], index?: number): DemoMachine;
   close(): Promise<void>;
@@ -31,6 +33,10 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     MARKETS_PORT: "0",
     GRAPHQL_PORT: "0",
     ANVIL_PORT: "0",
+    MCR2_PORT: "0",
+    // Jobs run on demand in tests (services.ratings.ownershipIndex.sync()), like the verify cleanup job.
+    MCR2_INDEX_SYNC_MS: "0",
+    ALTCHAIN_RPC_PORT: "0",
     LOG_LEVEL: "silent",
     VERIFY_CLEANUP_INTERVAL_MS: "0",
     CHAIN_POLL_MS: "50",
@@ -45,6 +51,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     dataDir,
     http: platform.urls.http,
     markets: platform.urls.markets,
+    mcr2: platform.urls.mcr2,
     graphql: platform.urls.graphql,
     machine(state, index = 0) {
       const found = demo.machines.filter((m) => m.state === state)[index];

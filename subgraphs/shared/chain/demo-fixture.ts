@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { DemoChip } from "../crypto/vendor-ca.js";
 import type { ContractAddresses } from "./deploy.js";
+import type { DemoRatingsFixture } from "./demo-ratings.js";
 
 export type DemoMachineState = "active" | "deactivated" | "second-chain";
 
@@ -39,6 +40,8 @@ export interface DemoFixture {
   contracts: ContractAddresses;
   vendor: { rootCertPem: string; intermediateCertPem: string };
   machines: DemoMachine[];
+  /** Document 2: rated machines 7-15, the operator fleet, the 2.0 machine, second-chain bindings (demo-ratings.ts). */
+  ratings: DemoRatingsFixture;
 }
 
 export function demoFixturePath(dataDir: string): string {

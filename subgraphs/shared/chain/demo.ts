@@ -26,6 +26,7 @@ import { writeSecretFile } from "../data-dir.js";
 import { createDemoVendor } from "../crypto/vendor-ca.js";
 import { connectContract } from "./contracts.js";
 import { DEV_MIN_BOND, minedReceipt, waitFor, type ContractAddresses } from "./deploy.js";
+import { seedRatingsDemo } from "./demo-ratings.js";
 import { demoWallet } from "./dev-keys.js";
 import {
   demoFixturePath,
@@ -98,6 +99,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
   const seeder = new DemoSeeder(options);
   const machines: DemoMachine[] = [];
   for (const spec of DEMO_MACHINES) machines.push(await seeder.seedMachine(spec, vendor));
+  const ratings = await seeder.seedRatings();
 
   const fixture: DemoFixture = {
     chainId: options.chainId,
@@ -106,6 +108,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
     contracts: options.contracts,
     vendor: { rootCertPem: vendor.rootCertPem, intermediateCertPem: vendor.intermediateCertPem },
     machines,
+    ratings,
   };
   writeFixture(options.dataDir, fixture);
   log(`chain: demo fixture written to ${demoFixturePath(options.dataDir)}`);
@@ -113,7 +116,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
 }
 
 async function fixtureMatchesChain(fixture: DemoFixture, options: SeedDemoOptions): Promise<boolean> {
-  if (fixture.chainId !== options.chainId || fixture.machines.length !== DEMO_MACHINES.length) return false;
+  if (fixture.chainId !== options.chainId || fixture.machines.length !== DEMO_MACHINES.length || !fixture.ratings) return false;
   if (CONTRACT_NAMES.some((name) => fixture.contracts[name] !== options.contracts[name])) return false;
   const registry = connectContract("MachineRegistry", options.contracts, options.provider);
   const first = await registry.getMachine(DEMO_MACHINES[0].id);
@@ -205,6 +208,15 @@ class DemoSeeder {
       state: spec.state,
       chip,
     };
+  }
+
+  /** Document 2's demo machines, fleet, 2.0 machine and bindings (demo-ratings.ts). */
+  async seedRatings() {
+    const block = await this.options.provider.getBlock("latest");
+    const ratings = await seedRatingsDemo({ ...this.options, admin: this.admin, chainNow: block!.timestamp });
+    // Two more blocks, so everything seeded is behind the embedded node's finalized block (the 2.0 ownership index).
+    await this.options.provider.send("anvil_mine", ["0x2"]);
+    return ratings;
   }
 
   private async seedDidAttributes(didAccount: string, attributes: Record<string, string>): Promise<void> {

@@ -130,14 +130,18 @@ export async function waitFor(sent: Promise<TransactionResponse>): Promise<void>
  * block may ever come, and seeding the demo hung at start-up (seen under load). A reverted transaction throws.
  */
 export async function minedReceipt(tx: TransactionResponse | null, timeoutMs = 60_000): Promise<TransactionReceipt> {
+  const receipt = await polledReceipt(tx, timeoutMs);
+  if (receipt.status !== 1) throw new Error(`transaction ${receipt.hash} reverted`);
+  return receipt;
+}
+
+/** The receipt once it exists, reverted or not (callers that decode a revert themselves, like the CLI). */
+export async function polledReceipt(tx: TransactionResponse | null, timeoutMs = 60_000): Promise<TransactionReceipt> {
   if (!tx) throw new Error("no transaction to wait for");
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const receipt = await tx.provider.getTransactionReceipt(tx.hash);
-    if (receipt) {
-      if (receipt.status !== 1) throw new Error(`transaction ${tx.hash} reverted`);
-      return receipt;
-    }
+    if (receipt) return receipt;
     if (Date.now() > deadline) throw new Error(`transaction ${tx.hash} was not mined within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

@@ -71,6 +71,9 @@ export async function startDevChain(options: DevChainOptions): Promise<DevChain>
     "--chain-id", String(options.chainId ?? 3338),
     "--state", statePath,
     "--state-interval", String(options.stateIntervalSeconds ?? 2),
+    // Finality two blocks behind the head (anvil: 2 x slots per epoch), so "finalized" reads (the 2.0 ownership
+    // index) see a dev chain's writes within two blocks instead of 64.
+    "--slots-in-an-epoch", "1",
   ];
   const log = createWriteStream(path.join(chainDir, "anvil.log"), { flags: "a" });
   log.write(`\n--- ${new Date().toISOString()} anvil ${args.join(" ")}\n`);

@@ -17,8 +17,10 @@ import { ZeroHash, type JsonRpcProvider, type Result } from "ethers";
 import type { ContractName } from "../config.js";
 import { ChainUnavailableError } from "../errors.js";
 import { contractInterface } from "./artifacts.js";
-import { bigintAsString, NOT_READY, toMachine, toStatus } from "./decode.js";
+import { bigintAsString, toMachine, toStatus } from "./decode.js";
 import { InFlightLimit } from "./in-flight.js";
+import { sendBatch } from "./rpc-batch.js";
+import { probeReadiness } from "./readiness.js";
 import { createProvider } from "./rpc.js";
 import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
 
@@ -42,6 +44,9 @@ export interface ChainReaderOptions {
   maxInFlight?: number;
 }
 
+/** Told when the watcher sees the head move: `previous` is null when the earlier head is unknown (start, lost node). */
+export type NewHeadListener = (previous: number | null, current: number) => void;
+
 interface BlockCache {
   tag: string;
   number: number;
@@ -60,6 +65,7 @@ export class ChainReader implements ChainReads {
   private headRequest: Promise<BlockCache> | null = null;
   private watcher: NodeJS.Timeout | null = null;
   private nodeChainId: string | null = null;
+  private readonly headListeners = new Set<NewHeadListener>();
 
   constructor(private readonly options: ChainReaderOptions) {
     this.inFlight = new InFlightLimit(options.maxInFlight ?? 32);
@@ -72,6 +78,11 @@ export class ChainReader implements ChainReads {
       agent: this.agent,
     });
     this.maxCacheEntries = options.maxCacheEntries ?? 10_000;
+  }
+
+  /** The contract addresses reads go to. */
+  get addresses(): Partial<Record<ContractName, string>> {
+    return this.options.addresses;
   }
 
   /** Starts the block watcher; resolves after its first poll (a failed first poll is not an error here). */
@@ -88,6 +99,12 @@ export class ChainReader implements ChainReads {
     this.block = null;
     this.provider.destroy();
     this.agent.destroy();
+  }
+
+  /** Calls `listener` whenever the head moves (e.g. to scan the new blocks' logs); returns the unsubscribe. */
+  onNewHead(listener: NewHeadListener): () => void {
+    this.headListeners.add(listener);
+    return () => this.headListeners.delete(listener);
   }
 
   async syncHead(): Promise<void> {
@@ -143,69 +160,64 @@ export class ChainReader implements ChainReads {
     return this.cachedView(name, method, args, "raw", (result) => result);
   }
 
-  /** The readiness checks; concurrent and repeated callers within a second share one probe. */
+  /**
+   * A view whose return data the caller decodes itself, pinned and cached like `callView`: for large answers where
+   * ethers' general ABI decoder is the bottleneck (100 events take it ~140 ms). A decoder error is a bad answer.
+   */
+  async callViewDecoded<T>(name: ContractName, method: string, args: readonly unknown[], decode: (returnData: string) => T): Promise<T> {
+    return this.cachedView(name, method, args, `decoded:${decode.name}`, decode, (returnData) => returnData);
+  }
+
+  /**
+   * The same view with many argument lists, as JSON-RPC batches of `batchSize` calls sent together, at the pinned
+   * block: one round trip per batch instead of per call. Not cached (callers that fan out cache their own results).
+   */
+  async callViewsBatched<T>(
+    name: ContractName,
+    method: string,
+    argsList: ReadonlyArray<readonly unknown[]>,
+    decode: (returnData: string) => T,
+    batchSize: number,
+  ): Promise<T[]> {
+    const block = this.block ?? (await this.refreshHead());
+    const calls = argsList.map((args) => {
+      const { to, data } = this.encodeCall(name, method, args);
+      return { method: "eth_call", params: [{ to, data }, block.tag] };
+    });
+    const batches: Promise<string[]>[] = [];
+    for (let start = 0; start < calls.length; start += batchSize) {
+      const batch = calls.slice(start, start + batchSize);
+      const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
+      batches.push(this.inFlight.run(() => sendBatch<string>(this.options.rpcUrl, batch, this.options.requestTimeoutMs), deadline));
+    }
+    try {
+      return (await Promise.all(batches)).flat().map(decode);
+    } catch (error) {
+      throw new ChainUnavailableError(error);
+    }
+  }
+
+  /** The readiness checks (readiness.ts); concurrent and repeated callers within a second share one probe. */
   probe(): Promise<ReadinessProbe> {
     const last = this.lastProbe;
     if (last && (last.settledAt === undefined || Date.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
-    const entry: SharedProbe = { result: this.probeNow() };
+    const entry: SharedProbe = { result: probeReadiness(this.options.addresses, (method, params) => this.send(method, params)) };
     void entry.result.finally(() => (entry.settledAt = Date.now()));
     this.lastProbe = entry;
     return entry.result;
-  }
-
-  private async probeNow(): Promise<ReadinessProbe> {
-    const { addresses } = this.options;
-    // Document 2: without the registries the services are not initialised and every check reads false.
-    if (!addresses.IdentityRegistry || !addresses.MachineRegistry) return NOT_READY;
-
-    const rpcConnected = this.send("eth_blockNumber", []).then(
-      () => true,
-      () => false,
-    );
-    // Every contract inherits `admin()`: a cheap view that fails on an address without our code.
-    const callable = async (name: ContractName) => {
-      try {
-        const { to, data } = this.encodeCall(name, "admin", []);
-        await this.call(name, "admin", to, data, "latest");
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const [rpc_connected, identity_registry, identity_staking, event_registry, machine_nft, did_registry, adminFlags] =
-      await Promise.all([
-        rpcConnected,
-        callable("IdentityRegistry"),
-        callable("IdentityStaking"),
-        callable("EventRegistry"),
-        callable("MachineNFT"),
-        callable("DidRegistry"),
-        callable("AdminFlags"),
-      ]);
-    return {
-      rpc_connected,
-      contracts: {
-        identity_registry,
-        identity_staking,
-        event_registry,
-        machine_nft,
-        did_registry,
-        // Document 2: the AdminFlags probe is skipped (true) when its address is not configured.
-        admin_flags: addresses.AdminFlags ? adminFlags : true,
-      },
-    };
   }
 
   /**
    * A view call at the pinned block, cached per block. The key is the call data plus `kind`, which names the mapping
    * applied to the decoded result (the same call may be cached raw and mapped).
    */
-  private async cachedView<T>(
+  private async cachedView<T, R = Result>(
     name: ContractName,
     method: string,
     args: readonly unknown[],
     kind: string,
-    map: (result: Result) => T,
+    map: (result: R) => T,
+    decode: (returnData: string) => R = (returnData) => contractInterface(name).decodeFunctionResult(method, returnData) as R,
   ): Promise<T> {
     const block = this.block ?? (await this.refreshHead());
     // A hit must stay a Map lookup: no ABI encoding (keccak of the signature) before it.
@@ -214,9 +226,9 @@ export class ChainReader implements ChainReads {
     if (hit) return hit;
 
     const { to, data } = this.encodeCall(name, method, args);
-    const pending = this.call(name, method, to, data, block.tag).then((result) => {
+    const pending = this.send<string>("eth_call", [{ to, data }, block.tag]).then((returnData) => {
       try {
-        return map(result);
+        return map(decode(returnData));
       } catch (error) {
         throw new ChainUnavailableError(error);
       }
@@ -236,20 +248,12 @@ export class ChainReader implements ChainReads {
     return { to, data: contractInterface(name).encodeFunctionData(method, args) };
   }
 
-  private async call(name: ContractName, method: string, to: string, data: string, blockTag: string): Promise<Result> {
-    const raw = await this.send<string>("eth_call", [{ to, data }, blockTag]);
-    try {
-      return contractInterface(name).decodeFunctionResult(method, raw);
-    } catch (error) {
-      throw new ChainUnavailableError(error);
-    }
-  }
-
   /**
-   * One JSON-RPC request in an in-flight slot, under the deadline (the wait for the slot included); every failure is a
-   * ChainUnavailableError. A request past its deadline keeps its slot until the transport ends it: the cap bounds sockets.
+   * One JSON-RPC request (views, logs, the finalized head) in an in-flight slot, under the deadline (the wait for the
+   * slot included); every failure is a ChainUnavailableError. A request past its deadline keeps its slot until the
+   * transport ends it: the cap bounds sockets.
    */
-  private async send<T>(method: string, params: unknown[]): Promise<T> {
+  async send<T>(method: string, params: unknown[]): Promise<T> {
     const controller = new AbortController();
     const timedOut = new ChainUnavailableError(new Error(`${method} timed out`));
     let timer: NodeJS.Timeout | undefined;
@@ -284,7 +288,11 @@ export class ChainReader implements ChainReads {
     this.headRequest ??= this.send<string>("eth_blockNumber", [])
       .then((hex) => {
         const number = Number(BigInt(hex));
-        if (this.block?.number !== number) this.block = { tag: `0x${number.toString(16)}`, number, entries: new Map() };
+        const previous = this.block?.number ?? null;
+        if (this.block === null || previous !== number) {
+          this.block = { tag: `0x${number.toString(16)}`, number, entries: new Map() };
+          for (const listener of this.headListeners) listener(previous, number);
+        }
         return this.block;
       })
       .finally(() => {

@@ -10,6 +10,9 @@ contract AdminFlags is Admin {
         uint256 value;
     }
 
+    /// @notice Overrides replace the trust contribution, in percent of its maximum (docs/mcr-scoring.md).
+    uint256 public constant MAX_TRUST_OVERRIDE = 100;
+
     mapping(uint256 => TrustOverride) private _trustOverrides;
     /// @notice Block timestamp at which the machine was flagged; 0 = not flagged.
     mapping(uint256 => uint256) public flaggedAt;
@@ -19,7 +22,10 @@ contract AdminFlags is Admin {
     event MachineFlagged(uint256 indexed machineId, uint256 flaggedAt);
     event FlagCleared(uint256 indexed machineId);
 
+    error InvalidTrustOverride(uint256 value);
+
     function setTrustOverride(uint256 machineId, uint256 value) external onlyAdmin {
+        if (value > MAX_TRUST_OVERRIDE) revert InvalidTrustOverride(value);
         _trustOverrides[machineId] = TrustOverride(true, value);
         emit TrustOverrideSet(machineId, value);
     }

@@ -27,6 +27,7 @@ contract IdentityRegistry is Admin {
     event MachineRegistered(uint256 indexed machineId, address indexed machineAddress, address indexed operator);
     event MachineStatusChanged(uint256 indexed machineId, Status status);
     event MinBondSet(uint256 minBond);
+    event MachineAddressCleared(uint256 indexed machineId);
 
     error AlreadyRegistered(address machineAddress);
     error MachineIdTaken(uint256 machineId);
@@ -52,10 +53,26 @@ contract IdentityRegistry is Admin {
         _register(machineId, machineAddress, operator);
     }
 
+    /// @notice Admin import of a legacy 1.0 machine whose bond was never posted: registered, Pending, not staked.
+    function registerUnbondedAt(uint256 machineId, address machineAddress, address operator) external onlyAdmin {
+        if (machineId == 0) revert InvalidMachineId();
+        if (_status[machineId] != Status.None) revert MachineIdTaken(machineId);
+        _record(machineId, machineAddress, operator, false);
+    }
+
     function setMachineStatus(uint256 machineId, Status status) external onlyAdmin {
         if (_status[machineId] == Status.None) revert MachineNotFound(machineId);
         _status[machineId] = status;
         emit MachineStatusChanged(machineId, status);
+    }
+
+    /// @notice Unlinks a machine's wallet (a lost or retired key): the machine stays registered with no wallet, and
+    /// its address is free again. Readers answer "Machine wallet not found" for it.
+    function clearMachineAddress(uint256 machineId) external onlyAdmin {
+        if (_status[machineId] == Status.None) revert MachineNotFound(machineId);
+        delete machineIdOf[machineAddressOf[machineId]];
+        delete machineAddressOf[machineId];
+        emit MachineAddressCleared(machineId);
     }
 
     function setMinBond(uint256 newMinBond) external onlyAdmin {
@@ -72,15 +89,20 @@ contract IdentityRegistry is Admin {
     }
 
     function _register(uint256 machineId, address machineAddress, address operator) private {
+        _record(machineId, machineAddress, operator, true);
+    }
+
+    /// @dev `bonded`: msg.value (at least minBond) is staked for the machine; otherwise nothing is staked.
+    function _record(uint256 machineId, address machineAddress, address operator, bool bonded) private {
         if (machineAddress == address(0) || operator == address(0)) revert ZeroAddress();
         if (machineIdOf[machineAddress] != 0) revert AlreadyRegistered(machineAddress);
-        if (msg.value < minBond || msg.value == 0) revert InsufficientBond(minBond);
+        if (bonded && (msg.value < minBond || msg.value == 0)) revert InsufficientBond(minBond);
         machineIdOf[machineAddress] = machineId;
         machineAddressOf[machineId] = machineAddress;
         operatorOf[machineId] = operator;
         _status[machineId] = Status.Pending;
         if (machineId >= nextMachineId) nextMachineId = machineId + 1;
-        staking.stakeFor{value: msg.value}(machineId);
+        if (bonded) staking.stakeFor{value: msg.value}(machineId);
         emit MachineRegistered(machineId, machineAddress, operator);
         emit MachineStatusChanged(machineId, Status.Pending);
     }

@@ -3,7 +3,8 @@ pragma solidity 0.8.30;
 
 import {Admin} from "./Admin.sol";
 
-/// @notice Holds machine bonds. Only the IdentityRegistry stakes; stakes are permanent (no withdrawal), as in 1.0.
+/// @notice Holds machine bonds; stakes are permanent (no withdrawal), as in 1.0. The IdentityRegistry stakes when a 1.0
+/// machine registers; the admin stakes when a 2.0 machine (MachineRegistry only) is activated.
 contract IdentityStaking is Admin {
     address public identityRegistry;
     bool public paused;
@@ -24,7 +25,7 @@ contract IdentityStaking is Admin {
     }
 
     function stakeFor(uint256 machineId) external payable {
-        if (msg.sender != identityRegistry) revert NotIdentityRegistry();
+        if (msg.sender != identityRegistry && msg.sender != admin) revert NotIdentityRegistry();
         if (paused) revert StakingPaused();
         if (msg.value == 0) revert ZeroStake();
         stakeOf[machineId] += msg.value;
