@@ -2,6 +2,7 @@
  * What a route entry is, the areas of the listeners' path spaces, and the helpers entries share. The entries
  * themselves are in `routes/<family>.ts`; `routes.ts` is the table of all of them.
  */
+import type { IncomingHttpHeaders } from "node:http";
 import type { RateLimitConfig } from "../subgraphs/shared/config.js";
 import type { ShimOperation } from "./executor.js";
 import type { ErrorTable, PreparedResponse } from "./errors/table.js";
@@ -74,6 +75,8 @@ export interface RouteInput {
   readonly query: URLSearchParams;
   /** The raw body of routes with a `jsonBody` rule; empty otherwise. */
   readonly body: Buffer;
+  /** Request headers (lower-case names), for routes whose credentials travel in headers (document 3's heartbeat). */
+  readonly headers: Readonly<IncomingHttpHeaders>;
 }
 
 /** Either a success body (serialised and encoded once, here) or a code of the route's error table. */

@@ -79,7 +79,12 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     let variables: Record<string, unknown>;
     try {
       const url = request.raw.url ?? "";
-      variables = route.variables({ params: pattern.params(rawPathOf(url)), query: queryOf(url), body: body ?? EMPTY_BODY });
+      variables = route.variables({
+        params: pattern.params(rawPathOf(url)),
+        query: queryOf(url),
+        body: body ?? EMPTY_BODY,
+        headers: request.headers,
+      });
     } catch (error) {
       if (error instanceof RouteInputError) return answer(reply, error.response ?? errors.response(error.code));
       return answer(reply, errors.internal, errorName(error));

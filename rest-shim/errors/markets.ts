@@ -1,10 +1,12 @@
 /**
  * Document 3 (machine markets and the stream marketplace, under /api/v1 on the markets listener):
- * `{"error":{"code":"...","message":"..."}}`.
+ * `{"error":{"code":"...","message":"..."}}` (public notes 2.1 suggest `{error: {code, message, details?}}`).
  *
- * The spec gives statuses only for AGENT_PAIRING_REQUIRED and OPEN_MARKET_ORDERS (409). The rest follow one rule:
- * validation 400, missing credentials or bad token 401, policy and delegation limits 403, missing record 404,
- * state conflicts 409, upstream failures 503.
+ * Statuses the spec and notes give are kept exactly: AGENT_PAIRING_REQUIRED and OPEN_MARKET_ORDERS 409, and the
+ * payment-proof codes PAYMENT_TRANSFER_NOT_FOUND 400, PAYMENT_TX_FAILED 402, PAYMENT_NOT_MINED 409,
+ * PAYMENT_RPC_ERROR 502. The others follow the rule of the notes' gap list (docs/markets-errors.md): validation 400,
+ * missing or bad credentials and proofs 401, policy and delegation limits 403, missing record 404, exists, immutable
+ * and state conflicts 409, upstream failures 502/503.
  */
 import { defineErrorTable } from "./table.js";
 
@@ -15,6 +17,9 @@ export const MARKETS_ERRORS = defineErrorTable({
   internalCode: "INTERNAL_ERROR",
   entries: {
     VALIDATION_ERROR: { status: 400, message: "The request is not valid." },
+    PAYMENT_RPC_REQUIRED: { status: 400, message: "An RPC payment check needs a configured RPC for this chain." },
+    PAYMENT_TRANSFER_NOT_FOUND: { status: 400, message: "The transaction has no matching transfer." },
+    AUTH_REQUIRED: { status: 401, message: "An API key is required." },
     MACHINE_IDENTITY_PROOF_REQUIRED: { status: 401, message: "A machine identity proof is required." },
     MACHINE_IDENTITY_PROOF_INVALID: { status: 401, message: "The machine identity proof is invalid." },
     MACHINE_IDENTITY_PROOF_EXPIRED: { status: 401, message: "The machine identity proof expired; request a new challenge." },
@@ -24,6 +29,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     AGENT_PAIRING_PROOF_REQUIRED: { status: 401, message: "A pairing proof is required." },
     AGENT_PAIRING_PROOF_INVALID: { status: 401, message: "The pairing proof is invalid." },
     AGENT_PAIRING_PROOF_EXPIRED: { status: 401, message: "The pairing proof expired." },
+    PAYMENT_TX_FAILED: { status: 402, message: "The payment transaction failed." },
     AGENT_POLICY_DENIED: { status: 403, message: "The delegation policy denies this action." },
     AGENT_SPEND_LIMIT_EXCEEDED: { status: 403, message: "The spend limit of the delegation policy is exceeded." },
     AGENT_DAILY_LIMIT_EXCEEDED: { status: 403, message: "The daily limit of the delegation policy is exceeded." },
@@ -31,16 +37,21 @@ export const MARKETS_ERRORS = defineErrorTable({
     METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed on this route." },
     MACHINE_NOT_ACTIVE: { status: 409, message: "The machine is not active." },
     MACHINE_NOT_ACTIVATED: { status: 409, message: "The machine is not activated." },
-    MACHINE_IDENTITY_EXISTS: { status: 409, message: "The machine identity is already set." },
+    MACHINE_IDENTITY_EXISTS: { status: 409, message: "A machine with this identity already exists." },
     MACHINE_IDENTITY_IMMUTABLE: { status: 409, message: "The machine identity cannot be changed." },
     AGENT_PAIRING_INACTIVE: { status: 409, message: "The agent pairing is not active." },
     AGENT_PAIRING_REQUIRED: { status: 409, message: "An active agent pairing is required." },
     OPEN_MARKET_ORDERS: { status: 409, message: "The pairing has open market orders." },
     ROUTE_REQUIRED: { status: 409, message: "The task has no resolved route." },
+    QUOTE_EXPIRED: { status: 409, message: "The quote expired; search again." },
+    ORDER_CLOSED: { status: 409, message: "The order is closed." },
+    PAYMENT_NOT_MINED: { status: 409, message: "The payment transaction is not mined yet." },
+    PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
     RATE_LIMITED: { status: 429, message: "Too many requests; retry later." },
     INTERNAL_ERROR: { status: 500, message: "Internal server error." },
+    PAYMENT_RPC_ERROR: { status: 502, message: "The payment RPC could not be read." },
     AGENT_PAIRING_UNAVAILABLE: { status: 503, message: "Agent pairing is unavailable; retry." },
-    SERVICE_IDENTITY_UNAVAILABLE: { status: 503, message: "The rating data could not be resolved; retry." },
+    SERVICE_IDENTITY_UNAVAILABLE: { status: 503, message: "The machine identity could not be resolved; retry." },
     SERVICE_UNAVAILABLE: { status: 503, message: "The service is unavailable; retry." },
   },
 });

@@ -1,7 +1,11 @@
-/** Document 3 (machine markets and the stream marketplace, under /api/v1 on the markets listener). */
-import type { ShimOperation } from "../executor.js";
+/**
+ * Document 3 (machine markets and the stream marketplace, under /api/v1 on the markets listener): the entries of
+ * each resource family's file. Shared shapes (envelopes, list query, body readers) are in `markets-http.ts`.
+ */
 import type { RouteDefinition } from "../route-definition.js";
+import { MACHINE_OPERATIONS, MACHINE_ROUTES } from "./markets-machines.js";
+import { WORK_OPERATIONS, WORK_ROUTES } from "./markets-work.js";
 
-export const MARKETS_OPERATIONS: Record<string, ShimOperation> = {};
+export const MARKETS_ROUTES: readonly RouteDefinition[] = [...MACHINE_ROUTES, ...WORK_ROUTES];
 
-export const MARKETS_ROUTES: readonly RouteDefinition[] = [];
+export const MARKETS_OPERATIONS = { ...MACHINE_OPERATIONS, ...WORK_OPERATIONS } as const;

@@ -1,5 +1,7 @@
+import type { MarketsServices } from "./index.js";
 import type { MarketsMachineRepository } from "./machine.repository.js";
 
-export interface MarketsDeps {
+/** What the markets resolvers get: the subgraph's services plus the on-chain-keyed registration reader. */
+export interface MarketsDeps extends MarketsServices {
   machines: Pick<MarketsMachineRepository, "find">;
 }

@@ -1,6 +1,30 @@
-/** The markets subgraph's error codes (document 3); messages are fixed per code. */
+/**
+ * The markets subgraph's error codes (document 3); messages are fixed per code. Statuses and envelopes are the REST
+ * shim's business (rest-shim/errors/markets.ts, docs/markets-errors.md).
+ */
 import { DomainError } from "../shared/errors.js";
 
+const error = (code: string, message: string) => () => new DomainError(code, message);
+
 export const MarketsErrors = {
-  storeUnavailable: () => new DomainError("SERVICE_UNAVAILABLE", "The service is unavailable; retry."),
+  storeUnavailable: error("SERVICE_UNAVAILABLE", "The service is unavailable; retry."),
+  validation: error("VALIDATION_ERROR", "The request is not valid."),
+  notFound: error("NOT_FOUND", "Not found."),
+  // Global rule 1 (machine-guard.ts).
+  machineNotActive: error("MACHINE_NOT_ACTIVE", "The machine is not active."),
+  machineNotActivated: error("MACHINE_NOT_ACTIVATED", "The machine is not activated."),
+  // Machine identity (document 3, Authentication 1).
+  identityProofRequired: error("MACHINE_IDENTITY_PROOF_REQUIRED", "A machine identity proof is required."),
+  identityProofInvalid: error("MACHINE_IDENTITY_PROOF_INVALID", "The machine identity proof is invalid."),
+  identityProofExpired: error("MACHINE_IDENTITY_PROOF_EXPIRED", "The machine identity proof expired; request a new challenge."),
+  identityExists: error("MACHINE_IDENTITY_EXISTS", "A machine with this identity already exists."),
+  identityImmutable: error("MACHINE_IDENTITY_IMMUTABLE", "The machine identity cannot be changed."),
+  identityUnavailable: error("SERVICE_IDENTITY_UNAVAILABLE", "The machine identity could not be resolved; retry."),
+  // Machine-side agents.
+  agentAuthRequired: error("AGENT_AUTH_REQUIRED", "Agent credentials are required."),
+  agentAuthInvalid: error("AGENT_AUTH_INVALID", "The agent credentials are invalid."),
+  agentPairingInactive: error("AGENT_PAIRING_INACTIVE", "The agent is not active."),
+  agentPolicyDenied: error("AGENT_POLICY_DENIED", "The agent may not report this provider."),
+  // Tasks.
+  routeRequired: error("ROUTE_REQUIRED", "The task has no resolved route."),
 } as const;

@@ -1,5 +1,5 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from "type-graphql";
-import { JSONObjectScalar } from "./json-object.scalar.js";
+import { JSONObjectScalar } from "../shared/json-object.scalar.js";
 import { BondStatus, McrRating } from "./mcr.type.js";
 
 export enum DataVisibility {

@@ -1,9 +1,53 @@
-/** Settings of the markets subgraph and its REST routes (document 3). */
-import type { Env } from "./env.js";
+/**
+ * Settings of the markets subgraph and its REST routes (document 3). Every setting is documented in the README's
+ * configuration table.
+ */
+import { ConfigError, int, type Env } from "./env.js";
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface MarketsConfig {}
+export type IdentityVerificationMode = "required" | "off";
 
-export function loadMarketsConfig(_env: Env): MarketsConfig {
-  return {};
+export interface MarketsConfig {
+  /**
+   * MACHINE_IDENTITY_VERIFICATION (public notes 2.1's identity-verification switch): `required` (production default)
+   * makes machine writes carry an identityProof; `off` binds an identityRef that resolves on chain without one.
+   */
+  identityVerification: IdentityVerificationMode;
+  /** Lifetime of a machine identity challenge (1..600 s). */
+  identityChallengeTtlSeconds: number;
+  /**
+   * 32-byte AES-256-GCM key (64 hex characters) for runtime-endpoint auth tokens at rest (MARKETS_SECRETS_KEY); dev
+   * default fixed and documented. Unset in production: storing an authToken answers SERVICE_UNAVAILABLE.
+   */
+  secretsKey?: Buffer;
+  /** Largest leaseSeconds a heartbeat may ask for. */
+  maxLeaseSeconds: number;
+  /** Most endpoints one heartbeat may report. */
+  maxHeartbeatEndpoints: number;
+}
+
+/** Dev-only secrets key: documented, so never a secret. */
+export const DEV_MARKETS_SECRETS_KEY = "6d61726b6574732d6465762d6b65792d6d61726b6574732d6465762d6b657921";
+
+function secretsKey(raw: string | undefined, devMode: boolean): Buffer | undefined {
+  const hex = raw || (devMode ? DEV_MARKETS_SECRETS_KEY : undefined);
+  if (hex === undefined) return undefined;
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError("MARKETS_SECRETS_KEY must be 64 hex characters (32 bytes)");
+  return Buffer.from(hex, "hex");
+}
+
+export function loadMarketsConfig(env: Env): MarketsConfig {
+  const devMode = !env.CHAIN_RPC_URL;
+  const mode = env.MACHINE_IDENTITY_VERIFICATION || "required";
+  if (mode !== "required" && mode !== "off") throw new ConfigError("MACHINE_IDENTITY_VERIFICATION must be `required` or `off`");
+  const ttl = int(env, "MACHINE_IDENTITY_CHALLENGE_TTL_SECONDS", 300);
+  if (ttl < 1 || ttl > 600) throw new ConfigError("MACHINE_IDENTITY_CHALLENGE_TTL_SECONDS must be 1..600");
+  const maxLease = int(env, "MACHINE_AGENT_MAX_LEASE_SECONDS", 86_400);
+  if (maxLease < 1) throw new ConfigError("MACHINE_AGENT_MAX_LEASE_SECONDS must be 1 or more");
+  return {
+    identityVerification: mode,
+    identityChallengeTtlSeconds: ttl,
+    secretsKey: secretsKey(env.MARKETS_SECRETS_KEY, devMode),
+    maxLeaseSeconds: maxLease,
+    maxHeartbeatEndpoints: Math.max(1, int(env, "MACHINE_AGENT_MAX_HEARTBEAT_ENDPOINTS", 32)),
+  };
 }

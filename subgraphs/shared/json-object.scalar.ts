@@ -1,5 +1,5 @@
 /**
- * `JSONObject`: a JSON object passed through as is (the partner's data_api answer). Output only in this subgraph;
+ * `JSONObject`: a JSON object passed through as is (the partner's data_api answer). Used by ratings (partner data, output only) and markets (labels, node data, audit data);
  * input literals and variables are accepted when they are plain objects, so the scalar is complete.
  */
 import { GraphQLScalarType, Kind, type ObjectValueNode, type ValueNode } from "graphql";
