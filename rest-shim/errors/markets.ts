@@ -44,6 +44,8 @@ export const MARKETS_ERRORS = defineErrorTable({
     OPEN_MARKET_ORDERS: { status: 409, message: "The pairing has open market orders." },
     ROUTE_REQUIRED: { status: 409, message: "The task has no resolved route." },
     QUOTE_EXPIRED: { status: 409, message: "The quote expired; search again." },
+    TASK_STATE_INVALID: { status: 409, message: "The task is not in a state that allows this." },
+    RUNTIME_ENDPOINT_REQUIRED: { status: 409, message: "The machine has no live runtime endpoint for the route's provider." },
     ORDER_CLOSED: { status: 409, message: "The order is closed." },
     PAYMENT_NOT_MINED: { status: 409, message: "The payment transaction is not mined yet." },
     PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },

@@ -30,6 +30,7 @@ export type AuditKind =
   | "graph.edge.updated"
   | "graph.edge.deleted"
   | "task.created"
+  | "task.discovered"
   | "task.resolved"
   | "task.executed"
   | "task.execution-failed"

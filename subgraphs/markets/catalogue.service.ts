@@ -10,7 +10,8 @@
  *   serve. Ties: service ID.
  */
 import type { Clock } from "../shared/clock.js";
-import { DomainError } from "../shared/errors.js";
+import { MarketsErrors } from "./errors.js";
+import { pageOf as pageOfRows, pageRequest } from "./pagination.js";
 import { CatalogueRepository, type MarketsService, type MarketsSkill } from "./catalogue.repository.js";
 import { invalid, newId, notFound, text, type JsonObject, type MachineCheck } from "./work-support.js";
 
@@ -165,6 +166,16 @@ export class CatalogueService {
     return rows.map(serviceView);
   }
 
+  /** Services in ID order, `limit` per page, keyset on the ID. */
+  async servicePage(
+    filter: { skillKey?: string | null; serviceType?: string | null; executionMode?: string | null; providerKey?: string | null },
+    page: { limit?: number | null; cursor?: string | null },
+  ) {
+    const { limit, after } = pageRequest(page.limit, page.cursor, 1);
+    const rows = (await this.services(filter)).filter((s) => after === null || s.id > after[0]!);
+    return pageOfRows(rows.slice(0, limit + 1), limit, (s) => [s.id]);
+  }
+
   async service(id: string): Promise<ServiceView> {
     const row = await this.repo.service(id);
     if (!row) throw notFound();
@@ -217,7 +228,7 @@ export class CatalogueService {
     const search = await this.repo.search(searchId);
     const quote = search && (search.quotes as Array<{ id: string }>).find((q) => q.id === quoteId);
     if (!search || !quote) throw notFound();
-    if (search.expiresAt.getTime() <= this.clock.now()) throw new DomainError("QUOTE_EXPIRED", "The quote expired; search again.");
+    if (search.expiresAt.getTime() <= this.clock.now()) throw MarketsErrors.quoteExpired();
     return quote;
   }
 }

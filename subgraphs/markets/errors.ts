@@ -27,4 +27,7 @@ export const MarketsErrors = {
   agentPolicyDenied: error("AGENT_POLICY_DENIED", "The agent may not report this provider."),
   // Tasks.
   routeRequired: error("ROUTE_REQUIRED", "The task has no resolved route."),
+  taskStateInvalid: error("TASK_STATE_INVALID", "The task is not in a state that allows this."),
+  runtimeEndpointRequired: error("RUNTIME_ENDPOINT_REQUIRED", "The machine has no live runtime endpoint for the route's provider."),
+  quoteExpired: error("QUOTE_EXPIRED", "The quote expired; search again."),
 } as const;

@@ -12,15 +12,15 @@ import type { BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
 import type { MarketsDeps } from "./deps.js";
 import { MarketsMachineRepository } from "./machine.repository.js";
 import { buildMarketsSchema } from "./schema.js";
+import { buildWorkServices, type WorkServices } from "./work.js";
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface MarketsServices {}
+export interface MarketsServices extends WorkServices {}
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
   const { db, log } = runtime;
   const clock = runtime.clock ?? systemClock;
-  void clock;
-  const services: MarketsServices = {};
+  const work = await buildWorkServices(runtime, clock, { endpoints: async () => null });
+  const services: MarketsServices = { ...work };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
   return { schema, services };

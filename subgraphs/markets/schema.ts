@@ -3,10 +3,11 @@ import { buildFederatedSchema, dependencyContainer } from "../shared/federation.
 import { MarketsMachine } from "./machine.type.js";
 import { MarketsMachineResolver } from "./machine.resolver.js";
 import type { MarketsDeps } from "./deps.js";
+import { WORK_RESOLVERS } from "./work.resolvers.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [MarketsMachineResolver],
+    resolvers: [MarketsMachineResolver, ...WORK_RESOLVERS],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

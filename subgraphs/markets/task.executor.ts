@@ -12,7 +12,7 @@
  *   exchange is a failed run too, answered 504 (timeout) or 502 (anything else) with the refusal's reason.
  * - No live endpoint for the provider: RUNTIME_ENDPOINT_REQUIRED (409), nothing changes.
  */
-import { DomainError } from "../shared/errors.js";
+import { MarketsErrors } from "./errors.js";
 import { OutboundRefusal, type OutboundClient } from "../shared/net/outbound.js";
 import type { TaskService } from "./task.service.js";
 import { taskStateInvalid } from "./task.service.js";
@@ -40,9 +40,8 @@ export interface Execution {
 
 const MAX_PROVIDER_BYTES = 1024 * 1024;
 
-export const routeRequired = () => new DomainError("ROUTE_REQUIRED", "The task has no resolved route.");
-export const endpointRequired = () =>
-  new DomainError("RUNTIME_ENDPOINT_REQUIRED", "The machine has no live runtime endpoint for the route's provider.");
+export const routeRequired = MarketsErrors.routeRequired;
+export const endpointRequired = MarketsErrors.runtimeEndpointRequired;
 
 interface Attempt {
   status: "succeeded" | "failed" | "handoff";

@@ -6,7 +6,7 @@
  * may be executed again. A transition from another state answers TASK_STATE_INVALID (409) and changes nothing.
  */
 import type { Clock } from "../shared/clock.js";
-import { DomainError } from "../shared/errors.js";
+import { MarketsErrors } from "./errors.js";
 import { rank, type CatalogueService } from "./catalogue.service.js";
 import { TaskRepository, type RunFilter } from "./task.repository.js";
 import { outcomeView, routeView, runView, taskView, type Candidate, type TaskView } from "./task.views.js";
@@ -29,7 +29,7 @@ import {
 export const TASK_STATUSES = ["queued", "discovered", "resolved", "executing", "executed", "failed", "handoff"] as const;
 export const RUN_STATUSES = ["succeeded", "failed", "handoff"] as const;
 
-export const taskStateInvalid = () => new DomainError("TASK_STATE_INVALID", "The task is not in a state that allows this.");
+export const taskStateInvalid = MarketsErrors.taskStateInvalid;
 
 export interface TaskInput {
   skillKey?: string | null;

@@ -4,13 +4,16 @@
  * the same transaction as the change).
  */
 import { randomBytes } from "node:crypto";
-import type { Database } from "../shared/db/index.js";
-import { DomainError } from "../shared/errors.js";
+import type { Clock } from "../shared/clock.js";
+import { recordAuditEvent, type MarketsTx } from "./audit.repository.js";
+import { MarketsErrors } from "./errors.js";
+import { requireActiveMachine } from "./machine-guard.js";
+import { decodeCursor as decodePosition, encodeCursor as encodePosition, pageRequest } from "./pagination.js";
 
-export type Tx = Parameters<Parameters<Database["prisma"]["$transaction"]>[0]>[0];
+export type Tx = MarketsTx;
 
-export const invalid = () => new DomainError("VALIDATION_ERROR", "The request is not valid.");
-export const notFound = () => new DomainError("NOT_FOUND", "Not found.");
+export const invalid = MarketsErrors.validation;
+export const notFound = MarketsErrors.notFound;
 
 /** `node_3f9k...`: a prefix naming the resource and 16 random bytes in lowercase base32. */
 export function newId(prefix: string): string {
@@ -20,39 +23,27 @@ export function newId(prefix: string): string {
   return `${prefix}_${out}`;
 }
 
-export const LIMIT_DEFAULT = 100;
-export const LIMIT_MAX = 500;
-
+/** The page size of a list request (pagination.ts: 1..500, default 100). */
 export function pageLimit(limit: number | null | undefined): number {
-  if (limit === null || limit === undefined) return LIMIT_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIMIT_MAX) throw invalid();
-  return limit;
+  return pageRequest(limit, null, 2).limit;
 }
 
-/** An opaque keyset position: the last row's time and ID, base64url JSON. */
+/** A keyset position: the last row's time and ID (an opaque cursor of pagination.ts). */
 export interface Keyset {
   at: Date;
   id: string;
 }
 
 export function encodeCursor(position: Keyset): string {
-  return Buffer.from(JSON.stringify([position.at.toISOString(), position.id]), "utf8").toString("base64url");
+  return encodePosition([position.at.toISOString(), position.id]);
 }
 
 export function decodeCursor(cursor: string | null | undefined): Keyset | null {
   if (cursor === null || cursor === undefined) return null;
-  try {
-    if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw new Error("shape");
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== "string" || typeof value[1] !== "string") {
-      throw new Error("shape");
-    }
-    const at = new Date(value[0]);
-    if (Number.isNaN(at.getTime()) || at.toISOString() !== value[0]) throw new Error("time");
-    return { at, id: value[1] };
-  } catch {
-    throw invalid();
-  }
+  const [time, id] = decodePosition(cursor, 2) as [string, string];
+  const at = new Date(time);
+  if (Number.isNaN(at.getTime()) || at.toISOString() !== time) throw invalid();
+  return { at, id };
 }
 
 /** Rows newest first; one extra row tells whether a next page exists. */
@@ -125,3 +116,20 @@ export type AuditWriter = (tx: Tx, event: WorkAuditEvent) => Promise<unknown>;
 
 /** Global rule 1: the machine must be active and identity-verified (MACHINE_NOT_ACTIVE / MACHINE_NOT_ACTIVATED). */
 export type MachineCheck = (machineId: string) => Promise<unknown>;
+
+/** The machine check of machine-guard.ts on the database's own client. */
+export function machineCheckOn(client: Tx): MachineCheck {
+  return (machineId) => requireActiveMachine(client, machineId);
+}
+
+/** The audit writer of audit.repository.ts: entity, before and after go into the event's `data`. */
+export function auditWriter(clock: Clock): AuditWriter {
+  return (tx, event) =>
+    recordAuditEvent(tx, {
+      kind: event.kind as never,
+      machineId: event.machineId,
+      actor: event.actor,
+      data: JSON.parse(JSON.stringify({ entityType: event.entityType, entityId: event.entityId, ...event.payload })),
+      occurredAt: new Date(clock.now()),
+    });
+}

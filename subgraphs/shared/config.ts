@@ -8,12 +8,14 @@ import path from "node:path";
 import { ConfigError, int, list, type Env } from "./config/env.js";
 import { loadGraphQLLimits, loadListenerLimits, type GraphQLLimits, type ListenerLimits } from "./config/edges.js";
 import { loadMarketsConfig, type MarketsConfig } from "./config/markets.js";
+import { loadMarketsWorkConfig, type MarketsWorkConfig } from "./config/markets-work.js";
 import { loadRatingsConfig, type RatingsConfig } from "./config/ratings.js";
 import { AddressPolicy } from "./net/address-policy.js";
 
 export { ConfigError } from "./config/env.js";
 export type { GraphQLLimits, ListenerLimits } from "./config/edges.js";
 export type { MarketsConfig } from "./config/markets.js";
+export type { MarketsWorkConfig } from "./config/markets-work.js";
 export type { RatingsConfig } from "./config/ratings.js";
 
 export interface ServiceNamespace {
@@ -138,6 +140,8 @@ export interface PlatformConfig {
   ratings: RatingsConfig;
   /** Document 3: the markets subgraph and its routes (config/markets.ts). */
   markets: MarketsConfig;
+  /** Document 3: catalogue, search and task execution (config/markets-work.ts). */
+  marketsWork: MarketsWorkConfig;
   /** Remote subgraph URLs (`SUBGRAPH_<NAME>_URL`); a missing entry means in-process. */
   subgraphUrls: Partial<Record<"verify" | "ratings" | "markets", string>>;
   /** Port of the `subgraph <name>` role; unset: 4001, 4002, 4003 for verify, ratings, markets. */
@@ -249,6 +253,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     outboundAllowCidrs: outboundAllowList(env.OUTBOUND_ALLOW_CIDRS),
     ratings: loadRatingsConfig(env),
     markets: loadMarketsConfig(env),
+    marketsWork: loadMarketsWorkConfig(env),
     subgraphUrls: {
       verify: env.SUBGRAPH_VERIFY_URL || undefined,
       ratings: env.SUBGRAPH_RATINGS_URL || undefined,

@@ -1,0 +1,49 @@
+/**
+ * The graph, catalogue, task, policy and audit-reading services (issue 8, second half), built from the runtime for
+ * index.ts. Each is a family of files (`graph.*`, `catalogue.*`, `task.*`, `policy.*`, `audit.*`).
+ */
+import type { Clock } from "../shared/clock.js";
+import type { SubgraphRuntime } from "../shared/runtime.js";
+import { AuditService } from "./audit.service.js";
+import { CatalogueRepository } from "./catalogue.repository.js";
+import { CatalogueService } from "./catalogue.service.js";
+import { GraphRepository } from "./graph.repository.js";
+import { GraphService } from "./graph.service.js";
+import { PolicyService } from "./policy.service.js";
+import { TaskExecutor, type EndpointLookup } from "./task.executor.js";
+import { TaskRepository } from "./task.repository.js";
+import { TaskService } from "./task.service.js";
+import { auditWriter, machineCheckOn, type AuditWriter } from "./work-support.js";
+
+export interface WorkServices {
+  graph: GraphService;
+  catalogue: CatalogueService;
+  tasks: TaskService;
+  executor: TaskExecutor;
+  policies: PolicyService;
+  audit: AuditService;
+}
+
+export interface WorkOptions {
+  /** The live runtime endpoint of a machine for a provider, auth token decrypted (runtime-endpoint family). */
+  endpoints: EndpointLookup;
+  /** Tests wrap the audit writer to inject a failure after the write. */
+  audit?: AuditWriter;
+}
+
+export async function buildWorkServices(runtime: SubgraphRuntime, clock: Clock, options: WorkOptions): Promise<WorkServices> {
+  const { db, log } = runtime;
+  const audit = options.audit ?? auditWriter(clock);
+  const machineCheck = machineCheckOn(db.prisma);
+  const catalogue = new CatalogueService(new CatalogueRepository(db, log), machineCheck, clock, runtime.config.marketsWork.quoteTtlSeconds);
+  await catalogue.seed();
+  const tasks = new TaskService(new TaskRepository(db, log), catalogue, machineCheck, audit, clock);
+  return {
+    graph: new GraphService(new GraphRepository(db, log), machineCheck, audit, clock),
+    catalogue,
+    tasks,
+    executor: new TaskExecutor(tasks, (id) => catalogue.service(id), options.endpoints, runtime.outbound, runtime.config.marketsWork.providerTimeoutMs),
+    policies: new PolicyService(db, audit, clock, log),
+    audit: new AuditService(db, log),
+  };
+}
