@@ -22,6 +22,16 @@ import { createRateLimiter, type RateLimiter } from "../rest-shim/rate-limit.js"
 import { trustBundleLoader } from "./trust-bundle.js";
 import { AddressPolicy } from "../subgraphs/shared/net/address-policy.js";
 import { OutboundClient } from "../subgraphs/shared/net/outbound.js";
+import { demoFixturePath, type DemoFixture } from "../subgraphs/shared/chain/demo-fixture.js";
+import { writeSecretFile } from "../subgraphs/shared/data-dir.js";
+import { DEMO_PROVIDER_KEY } from "../subgraphs/markets/catalogue.seed.js";
+import {
+  DEMO_PROVIDER_OPERATION,
+  DEMO_PROVIDER_SKILL,
+  DEMO_PROVIDER_TOKEN,
+  startDemoProvider,
+  type DemoProvider,
+} from "../subgraphs/markets/demo-provider.js";
 import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js";
 import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
 import type { Clock } from "../subgraphs/shared/clock.js";
@@ -149,6 +159,9 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   });
   await reader.start();
   closer.add(() => reader.close());
+  // Role `all` with the embedded demo also runs the demo provider (document 3's native skill), on loopback only.
+  const demoProvider = role.kind === "all" && chain.demo ? await startDemoParts(config, chain.demo, logger) : null;
+  if (demoProvider) closer.add(() => demoProvider.close());
   const runtime: SubgraphRuntime = {
     config,
     db,
@@ -156,7 +169,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     rpcUrl: chain.rpcUrl,
     demo: chain.demo,
     trust: trustBundleLoader(config, chain.demo),
-    outbound: new OutboundClient(new AddressPolicy(config.outboundAllowCidrs)),
+    outbound: new OutboundClient(new AddressPolicy(config.outboundAllowCidrs), { allowedOrigins: demoProvider ? [demoProvider.url] : [] }),
     clock: options.clock,
     log: (error: unknown) => logger.error("internal error", error),
   };
@@ -203,6 +216,23 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   logger.info(`chain RPC:              ${urls.rpc}`);
   if (chain.demo) logger.info(`demo fixture:           ${config.dataDir}/demo.json`);
   return { urls, chain, gateway: gateway.server, services, database: db, close };
+}
+
+async function startDemoParts(config: PlatformConfig, demo: DemoFixture, logger: Logger): Promise<DemoProvider> {
+  const provider = await startDemoProvider({ host: "127.0.0.1", port: config.marketsWork.demoProviderPort });
+  demo.markets = {
+    provider: {
+      url: provider.url,
+      providerKey: DEMO_PROVIDER_KEY,
+      skillKey: DEMO_PROVIDER_SKILL,
+      operation: DEMO_PROVIDER_OPERATION,
+      authType: "bearer",
+      authToken: DEMO_PROVIDER_TOKEN,
+    },
+  };
+  writeSecretFile(demoFixturePath(config.dataDir), `${JSON.stringify(demo, null, 2)}\n`);
+  logger.info(`demo provider:          ${provider.url} (${DEMO_PROVIDER_SKILL})`);
+  return provider;
 }
 
 function limiterFor(config: PlatformConfig, logger: Logger, closer: Closer): RateLimiter {

@@ -27,7 +27,7 @@ const skill = (
 ): SkillSeed => ({ key, providerKey, label, description, serviceTypes: [key], operations, executionMode, integrationStatus });
 
 export const SKILLS: readonly SkillSeed[] = [
-  skill("oracle.price-feed", DEMO_PROVIDER_KEY, "Price feed", "Signed spot prices for an asset pair.", ["get-price"], "native", "live"),
+  skill("oracle.price-feed", DEMO_PROVIDER_KEY, "Price feed", "Spot prices for an asset pair.", ["get-price"], "native", "live"),
   skill("compute.marketplace", "compute-exchange", "Compute marketplace", "Rent GPU or CPU capacity.", ["quote", "rent"], "external-handoff", "partner"),
   skill("storage.object", "object-store", "Object storage", "Store and fetch objects by key.", ["put", "get"], "external-handoff", "partner"),
   skill("data.location", "geo-data", "Location data", "Positioning and map data for a machine's area.", ["lookup"], "external-handoff", "partner"),
@@ -64,7 +64,7 @@ export const SERVICES: readonly ServiceSeed[] = SKILLS.map((s) => {
       description: s.description,
       operations: s.operations,
       integrationStatus: s.integrationStatus,
-      capabilities: native ? ["signed-prices", "json"] : ["handoff"],
+      capabilities: native ? ["spot-prices", "json"] : ["handoff"],
       handoff: native
         ? null
         : { label: `Continue at the ${s.label.toLowerCase()} provider`, url: `https://${s.providerKey}.example.org/start`, notes: ["Opens the provider's own flow."] },

@@ -37,6 +37,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     // Jobs run on demand in tests (services.ratings.ownershipIndex.sync()), like the verify cleanup job.
     MCR2_INDEX_SYNC_MS: "0",
     ALTCHAIN_RPC_PORT: "0",
+    DEMO_PROVIDER_PORT: "0",
     LOG_LEVEL: "silent",
     VERIFY_CLEANUP_INTERVAL_MS: "0",
     CHAIN_POLL_MS: "50",

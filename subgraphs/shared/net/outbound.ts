@@ -77,9 +77,30 @@ export interface OutboundResponse {
   body: Buffer;
 }
 
+export interface OutboundOptions {
+  /**
+   * Exact origins (`http://127.0.0.1:8300`) exempt from the address checks: only IP-literal origins, and only that
+   * scheme, address and port. Role `all` passes the demo provider it runs itself (docs/outbound-requests.md).
+   */
+  allowedOrigins?: readonly string[];
+}
+
 export class OutboundClient {
+  private readonly allowedOrigins: ReadonlySet<string>;
+
   /** `allowCidrs`: addresses an operator explicitly allows inside blocked ranges (OUTBOUND_ALLOW_CIDRS). */
-  constructor(private readonly policy: AddressPolicy = new AddressPolicy()) {}
+  constructor(
+    private readonly policy: AddressPolicy = new AddressPolicy(),
+    options: OutboundOptions = {},
+  ) {
+    const origins = (options.allowedOrigins ?? []).map((origin) => new URL(origin));
+    if (origins.some((origin) => !isIpLiteral(origin.hostname))) throw new Error("allowedOrigins must be IP-literal origins");
+    this.allowedOrigins = new Set(origins.map((origin) => origin.origin));
+  }
+
+  private exempt(target: URL): boolean {
+    return this.allowedOrigins.has(target.origin) && isIpLiteral(target.hostname);
+  }
 
   /** The URL's own checks (step 1); nothing is resolved or sent. */
   check(url: string): URL {
@@ -93,7 +114,7 @@ export class OutboundClient {
     if (target.username !== "" || target.password !== "") throw new OutboundRefusal("credentials_not_allowed");
     if (target.hostname === "") throw new OutboundRefusal("invalid_url");
     if (this.policy.isMetadataHostname(target.hostname)) throw new OutboundRefusal("blocked_metadata");
-    if (isIpLiteral(target.hostname)) this.refuseBlocked(target.hostname);
+    if (isIpLiteral(target.hostname) && !this.exempt(target)) this.refuseBlocked(target.hostname);
     return target;
   }
 
@@ -101,6 +122,7 @@ export class OutboundClient {
   request(request: OutboundRequest): Promise<OutboundResponse> {
     const target = this.check(request.url);
     const transport = target.protocol === "https:" ? https : http;
+    const exempt = this.exempt(target);
     return new Promise<OutboundResponse>((resolve, reject) => {
       let settled = false;
       const fail = (error: unknown) => {
@@ -142,7 +164,7 @@ export class OutboundClient {
       outgoing.on("socket", (socket: Socket) => {
         socket.once(target.protocol === "https:" ? "secureConnect" : "connect", () => {
           try {
-            if (socket.remoteAddress) this.refuseBlocked(socket.remoteAddress);
+            if (socket.remoteAddress && !exempt) this.refuseBlocked(socket.remoteAddress);
           } catch (error) {
             fail(error);
           }
