@@ -193,13 +193,10 @@ const taskRoutes: RouteDefinition[] = [
   marketsRoute({
     method: "POST",
     path: task("/discover"),
-    body: true,
     operation: OPS.discoverTask,
-    machineRule: inPathWith({}),
-    variables: ({ params, body }) => {
-      bodyObject(body, true);
-      return { machineId: params.machineId, taskId: params.taskId };
-    },
+    machineRule: inPath,
+    // No body is read; whatever is sent is ignored.
+    variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: itemOf("discoverTask"),
   }),
   marketsRoute({
@@ -214,13 +211,10 @@ const taskRoutes: RouteDefinition[] = [
   marketsRoute({
     method: "POST",
     path: task("/execute"),
-    body: true,
     operation: OPS.executeTask,
-    machineRule: inPathWith({}),
-    variables: ({ params, body }) => {
-      bodyObject(body, true);
-      return { machineId: params.machineId, taskId: params.taskId };
-    },
+    machineRule: inPath,
+    // No body is read; whatever is sent is ignored.
+    variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: executionOf,
   }),
   marketsRoute({
