@@ -15,6 +15,7 @@ import {
   type AuditWriter,
   type JsonObject,
   type MachineCheck,
+  type WorkAuditEvent,
 } from "./work-support.js";
 
 export const NODE_STATUSES = ["draft", "active", "blocked", "degraded"] as const;
@@ -123,10 +124,10 @@ export class GraphService {
       const edges = await tx.marketsGraphEdge.findMany({ where: { OR: [{ fromNodeId: nodeId }, { toNodeId: nodeId }] } });
       await tx.marketsGraphEdge.deleteMany({ where: { id: { in: edges.map((e) => e.id) } } });
       await tx.marketsGraphNode.delete({ where: { id: nodeId } });
+      await this.audit(tx, this.event(machineId, "graph.node.deleted", "graph-node", nodeId, { before: nodeView(before), edgeIds: edges.map((e) => e.id) }));
       for (const edge of edges) {
-        await this.audit(tx, this.event(machineId, "graph.edge.deleted", "graph-edge", edge.id, { before: edgeView(edge) }));
+        await this.audit(tx, this.event(machineId, "graph.edge.deleted", "graph-edge", edge.id, { before: edgeView(edge), cause: { nodeId } }));
       }
-      await this.audit(tx, this.event(machineId, "graph.node.deleted", "graph-node", nodeId, { before: nodeView(before) }));
       return true;
     });
   }
@@ -184,7 +185,7 @@ export class GraphService {
     });
   }
 
-  private event(machineId: string, kind: string, entityType: string, entityId: string, payload: { before?: unknown; after?: unknown }) {
+  private event(machineId: string, kind: string, entityType: string, entityId: string, payload: WorkAuditEvent["payload"]) {
     return { machineId, kind, actor: PLATFORM_ACTOR, entityType, entityId, payload };
   }
 }

@@ -108,7 +108,7 @@ export interface WorkAuditEvent {
   actor: AuditActor;
   entityType: string;
   entityId: string;
-  payload: { before?: unknown; after?: unknown };
+  payload: { before?: unknown; after?: unknown; [more: string]: unknown };
 }
 
 /** Writes one audit event inside the caller's transaction. */
