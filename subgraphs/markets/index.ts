@@ -10,17 +10,42 @@
 import { systemClock } from "../shared/clock.js";
 import type { BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
 import type { MarketsDeps } from "./deps.js";
+import { IdentityChallengeService } from "./identity-challenge.service.js";
+import { IdentityResolver } from "./machine-identity.js";
 import { MarketsMachineRepository } from "./machine.repository.js";
+import { MarketMachineRepository } from "./market-machine.repository.js";
+import { MarketMachineService } from "./market-machine.service.js";
 import { buildMarketsSchema } from "./schema.js";
+import { MarketsStore } from "./store.js";
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface MarketsServices {}
+export interface MarketsServices {
+  /** Transactions of every markets write (and the tests' failure injection before commit). */
+  store: MarketsStore;
+  identityChallenges: IdentityChallengeService;
+  marketMachines: MarketMachineService;
+}
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
-  const { db, log } = runtime;
+  const { db, log, config } = runtime;
+  const settings = config.markets;
   const clock = runtime.clock ?? systemClock;
-  void clock;
-  const services: MarketsServices = {};
+  const namespace = config.namespace.didMethod;
+  const store = new MarketsStore(db, log);
+  const identityChallenges = new IdentityChallengeService(
+    store,
+    new IdentityResolver(runtime.chain),
+    namespace,
+    settings.identityChallengeTtlSeconds,
+    clock,
+  );
+  const marketMachines = new MarketMachineService(
+    store,
+    new MarketMachineRepository(store),
+    identityChallenges,
+    settings.identityVerification,
+    clock,
+  );
+  const services: MarketsServices = { store, identityChallenges, marketMachines };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
   return { schema, services };

@@ -2,11 +2,12 @@ import type { GraphQLSchema } from "graphql";
 import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
 import { MarketsMachine } from "./machine.type.js";
 import { MarketsMachineResolver } from "./machine.resolver.js";
+import { MarketMachineResolver } from "./market-machine.resolver.js";
 import type { MarketsDeps } from "./deps.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [MarketsMachineResolver],
+    resolvers: [MarketsMachineResolver, MarketMachineResolver],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {
