@@ -82,25 +82,30 @@ const invalid = () => new RouteInputError("VALIDATION_ERROR");
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8");
 
-/** `{"item": <data[field]>}`. */
-export const itemOf =
-  (field: string, status = 200) =>
-  (data: Record<string, unknown>): RouteOutcome => ({ status, body: json({ item: fieldOf(data, field) }) });
+/** Turns a GraphQL object into its documented REST view (enum spellings, renamed or dropped fields). */
+export type View = (value: any) => unknown;
+const asIs: View = (value) => value;
 
-/** `{"item": <data[field][member]>}` with 201 when `data[field].created` is true, else 200 (upserts). */
+/** `{"item": view(data[field])}`. */
+export const itemOf =
+  (field: string, status = 200, view: View = asIs) =>
+  (data: Record<string, unknown>): RouteOutcome => ({ status, body: json({ item: view(fieldOf(data, field)) }) });
+
+/** `{"item": view(data[field][member])}` with 201 when `data[field].created` is true, else 200 (upserts). */
 export const upsertedItemOf =
-  (field: string, member: string) =>
+  (field: string, member: string, view: View = asIs) =>
   (data: Record<string, unknown>): RouteOutcome => {
     const result = fieldOf(data, field);
-    return { status: result.created ? 201 : 200, body: json({ item: result[member] }) };
+    return { status: result.created ? 201 : 200, body: json({ item: view(result[member]) }) };
   };
 
-/** `{"items": [...], "nextCursor": "..."}`; the cursor is omitted on the last page. */
+/** `{"items": [view(...)], "nextCursor": "..."}`; the cursor is omitted on the last page. */
 export const pageOf =
-  (field: string) =>
+  (field: string, view: View = asIs) =>
   (data: Record<string, unknown>): RouteOutcome => {
     const page = fieldOf(data, field);
-    return { status: 200, body: json(page.nextCursor == null ? { items: page.items } : { items: page.items, nextCursor: page.nextCursor }) };
+    const items = page.items.map(view);
+    return { status: 200, body: json(page.nextCursor == null ? { items } : { items, nextCursor: page.nextCursor }) };
   };
 
 /** 204 with an empty body. */
@@ -185,4 +190,15 @@ export function pick(source: Record<string, unknown>, shape: Record<string, `${F
     picked[name] = value;
   }
   return picked;
+}
+
+/** A REST enum value (`api-key`) as its GraphQL enum (`API_KEY`); a value outside `allowed` is VALIDATION_ERROR. */
+export function enumIn(value: unknown, allowed: readonly string[]): string {
+  if (typeof value !== "string" || !allowed.includes(value)) throw invalid();
+  return value.toUpperCase().replace(/-/g, "_");
+}
+
+/** A GraphQL enum value (`API_KEY`) as the REST spelling (`api-key`). */
+export function enumOut(value: string): string {
+  return value.toLowerCase().replace(/_/g, "-");
 }

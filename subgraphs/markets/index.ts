@@ -10,17 +10,44 @@
 import { systemClock } from "../shared/clock.js";
 import type { BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
 import type { MarketsDeps } from "./deps.js";
+import { IdentityChallengeService } from "./identity-challenge.service.js";
+import { IdentityResolver } from "./machine-identity.js";
 import { MarketsMachineRepository } from "./machine.repository.js";
+import { MarketMachineRepository } from "./market-machine.repository.js";
+import { MarketMachineService } from "./market-machine.service.js";
 import { buildMarketsSchema } from "./schema.js";
+import { MarketsStore } from "./store.js";
 import { buildWorkServices, type WorkServices } from "./work.js";
 
-export interface MarketsServices extends WorkServices {}
+export interface MarketsServices extends WorkServices {
+  /** Transactions of every markets write (and the tests' failure injection before commit). */
+  store: MarketsStore;
+  identityChallenges: IdentityChallengeService;
+  marketMachines: MarketMachineService;
+}
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
-  const { db, log } = runtime;
+  const { db, log, config } = runtime;
+  const settings = config.markets;
   const clock = runtime.clock ?? systemClock;
+  const namespace = config.namespace.didMethod;
+  const store = new MarketsStore(db, log);
+  const identityChallenges = new IdentityChallengeService(
+    store,
+    new IdentityResolver(runtime.chain),
+    namespace,
+    settings.identityChallengeTtlSeconds,
+    clock,
+  );
+  const marketMachines = new MarketMachineService(
+    store,
+    new MarketMachineRepository(store),
+    identityChallenges,
+    settings.identityVerification,
+    clock,
+  );
   const work = await buildWorkServices(runtime, clock, { endpoints: async () => null });
-  const services: MarketsServices = { ...work };
+  const services: MarketsServices = { ...work, store, identityChallenges, marketMachines };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
   return { schema, services };

@@ -2,12 +2,13 @@ import type { GraphQLSchema } from "graphql";
 import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
 import { MarketsMachine } from "./machine.type.js";
 import { MarketsMachineResolver } from "./machine.resolver.js";
+import { MarketMachineResolver } from "./market-machine.resolver.js";
 import type { MarketsDeps } from "./deps.js";
 import { WORK_RESOLVERS } from "./work.resolvers.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [MarketsMachineResolver, ...WORK_RESOLVERS],
+    resolvers: [MarketsMachineResolver, MarketMachineResolver, ...WORK_RESOLVERS],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

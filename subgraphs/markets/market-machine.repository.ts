@@ -1,0 +1,68 @@
+/** Machine records (model MarketMachine) and their GraphQL shape. */
+import type { MarketMachine as MarketMachineRow } from "../shared/db/generated/client.js";
+import { Prisma } from "../shared/db/index.js";
+import type { MarketsTx } from "./audit.repository.js";
+import { MarketsErrors } from "./errors.js";
+import { MarketMachine, MarketMachineStatus, type MachineIdentityProof } from "./market-machine.type.js";
+import { pageOf, type PageRequest } from "./pagination.js";
+import type { MarketsStore } from "./store.js";
+
+export type { MarketMachineRow };
+
+export function toMarketMachine(row: MarketMachineRow): MarketMachine {
+  return {
+    id: row.id,
+    displayName: row.displayName,
+    status: row.status.toUpperCase() as MarketMachineStatus,
+    ownerId: row.ownerId,
+    identityRef: row.identityRef,
+    onChainMachineId: row.onChainMachineId,
+    identityProof: (row.identityProof as unknown as MachineIdentityProof | null) ?? null,
+    identityVerified: row.identityVerified,
+    machineType: row.machineType,
+    runtimeProfile: row.runtimeProfile,
+    capabilities: row.capabilities,
+    policyIds: row.policyIds,
+    skillKeys: row.skillKeys,
+    labels: row.labels as Record<string, string>,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export class MarketMachineRepository {
+  constructor(private readonly store: MarketsStore) {}
+
+  find(id: string): Promise<MarketMachineRow | null> {
+    return this.store.read((prisma) => prisma.marketMachine.findUnique({ where: { id } }));
+  }
+
+  findByOnChainId(onChainMachineId: string): Promise<MarketMachineRow | null> {
+    return this.store.read((prisma) => prisma.marketMachine.findUnique({ where: { onChainMachineId } }));
+  }
+
+  /** Records with a stored identity proof, oldest first (keyset on createdAt, id). */
+  async listWithProof(page: PageRequest): Promise<{ items: MarketMachineRow[]; nextCursor: string | null }> {
+    const where: Prisma.MarketMachineWhereInput = { identityProof: { not: Prisma.DbNull } };
+    const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
+    if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+    const rows = await this.store.read((prisma) =>
+      prisma.marketMachine.findMany({
+        where: after
+          ? { AND: [where, { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] }
+          : where,
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        take: page.limit + 1,
+      }),
+    );
+    return pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+  }
+
+  create(tx: MarketsTx, data: Prisma.MarketMachineUncheckedCreateInput): Promise<MarketMachineRow> {
+    return tx.marketMachine.create({ data });
+  }
+
+  update(tx: MarketsTx, id: string, data: Prisma.MarketMachineUncheckedUpdateInput): Promise<MarketMachineRow> {
+    return tx.marketMachine.update({ where: { id }, data });
+  }
+}
