@@ -156,4 +156,16 @@ describe("global rule 1 and GraphQL", () => {
     const bad = await graphql(p.graphql, `mutation($m: String!) { createGraphNode(machineId: $m, input: { label: "x", status: "nope" }) { id } }`, { m: machine });
     expect(bad.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
   });
+
+  it("the federated Machine entity (on-chain ID) reaches its market record's graph and tasks", async () => {
+    const bound = await seedMarketMachine(db(), { onChainMachineId: "1" });
+    const node = (await call("POST", `/machines/${bound.id}/graph/nodes`, { label: "Entity node" })).body.item;
+    const query = `{ machine(machineId: "1") { marketMachine { id graph { nodes { id label } edges { id } } tasks(limit: 5) { items { id } } } } }`;
+    const result = await graphql(p.graphql, query);
+    expect(result.body.errors).toBeUndefined();
+    expect(result.body.data.machine.marketMachine).toEqual({ id: bound.id, graph: { nodes: [{ id: node.id, label: "Entity node" }], edges: [] }, tasks: { items: [] } });
+    await db().prisma.marketMachine.update({ where: { id: bound.id }, data: { status: "blocked" } });
+    const blocked = await graphql(p.graphql, query);
+    expect(blocked.body.data.machine.marketMachine).toEqual({ id: bound.id, graph: null, tasks: null });
+  });
 });
