@@ -11,6 +11,7 @@
  * 4. GET /mcr/{did} (document 2) cached, against a bare node:http handler answering the same JSON, with the verify read
  *    route's ratio from step 1 as the target; and uncached (a second platform with MCR_CACHE_TTL=0).
  * 5. Scoring a machine with 10,000 events, cold and warm (mcr-scoring.ts).
+ * 6. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -21,6 +22,7 @@ import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
+import { benchAuditEvents } from "./audit-events.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -50,6 +52,15 @@ function summarize(name: string, samples: Sample[]) {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
+  if (process.env.BENCH_ONLY === "audit-events") {
+    try {
+      await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
+    } finally {
+      for (const child of processes.reverse()) await child.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    return;
+  }
   try {
     const [httpPort, marketsPort, graphqlPort, anvilPort, barePort, mcr2Port, altchainPort] = await Promise.all([
       freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
@@ -107,6 +118,7 @@ async function main(): Promise<void> {
     await benchEvidenceChecks(ROUNDS);
     console.error("MCR scoring of 10,000 events ...");
     await benchMcrScoring(ROUNDS);
+    await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
   } finally {
     for (const child of processes.reverse()) await child.stop();
     await rm(dataDir, { recursive: true, force: true });
