@@ -17,12 +17,19 @@ import { MarketMachineRepository } from "./market-machine.repository.js";
 import { MarketMachineService } from "./market-machine.service.js";
 import { buildMarketsSchema } from "./schema.js";
 import { MarketsStore } from "./store.js";
+import { SecretBox } from "../shared/crypto/secret-box.js";
+import { MachineAgentService } from "./machine-agent.service.js";
+import { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
+import { RuntimeEndpointService } from "./runtime-endpoint.service.js";
 
 export interface MarketsServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
   store: MarketsStore;
   identityChallenges: IdentityChallengeService;
   marketMachines: MarketMachineService;
+  /** Runtime endpoints; `resolveForExecution(tx, machineId, providerKey)` gives the task executor URL and credentials. */
+  runtimeEndpoints: RuntimeEndpointService;
+  machineAgents: MachineAgentService;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -45,7 +52,16 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     settings.identityVerification,
     clock,
   );
-  const services: MarketsServices = { store, identityChallenges, marketMachines };
+  const endpointRows = new RuntimeEndpointRepository();
+  const runtimeEndpoints = new RuntimeEndpointService(store, endpointRows, settings.secretsKey ? new SecretBox(settings.secretsKey) : null, clock);
+  const machineAgents = new MachineAgentService(
+    store,
+    runtimeEndpoints,
+    endpointRows,
+    { maxLeaseSeconds: settings.maxLeaseSeconds, maxEndpoints: settings.maxHeartbeatEndpoints },
+    clock,
+  );
+  const services: MarketsServices = { store, identityChallenges, marketMachines, runtimeEndpoints, machineAgents };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
   return { schema, services };

@@ -3,11 +3,13 @@ import { buildFederatedSchema, dependencyContainer } from "../shared/federation.
 import { MarketsMachine } from "./machine.type.js";
 import { MarketsMachineResolver } from "./machine.resolver.js";
 import { MarketMachineResolver } from "./market-machine.resolver.js";
+import { MachineAgentResolver } from "./machine-agent.resolver.js";
+import { RuntimeEndpointResolver } from "./runtime-endpoint.resolver.js";
 import type { MarketsDeps } from "./deps.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [MarketsMachineResolver, MarketMachineResolver],
+    resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {
