@@ -134,7 +134,7 @@ export class MachineAgentService {
    * machine active and verified (global rule 1).
    */
   async heartbeat(agentToken: string | null | undefined, input: HeartbeatInput): Promise<HeartbeatResult> {
-    if (agentToken == null || agentToken === "") throw MarketsErrors.agentAuthRequired();
+    if (agentToken == null) throw MarketsErrors.agentAuthRequired();
     if (!AGENT_TOKEN.test(agentToken)) throw MarketsErrors.agentAuthInvalid();
     const now = new Date(this.clock.now());
     const result = await this.store.write(async (tx) => {
