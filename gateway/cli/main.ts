@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { CliError, UsageError, type CliCommandGroup } from "./command.js";
+import { agentCommands } from "./commands/agent.js";
 import { attestCommands } from "./commands/attest.js";
 import { controllerCommands } from "./commands/controller.js";
 import { deactivateCommand } from "./commands/deactivate.js";
@@ -24,6 +25,7 @@ export const COMMANDS: CliCommandGroup[] = [
   eventCommands,
   evidenceCommand,
   monetizationCommands,
+  agentCommands,
   demoCommand,
 ];
 

@@ -36,7 +36,9 @@ const BASE: RouteBase = { area: AREAS.markets, errors: MARKETS_ERRORS, rateLimit
  * subgraphs/markets/machine-guard.ts). test/markets/machine-guard.test.ts walks every markets route with it:
  *
  * - `guarded`: the route names a machine (`:machineId` in its path, or `machineIn` says where else) and `sample` is
- *   a request that passes every other check, so only the machine's state decides the answer;
+ *   a request that passes every other check, so only the machine's state decides the answer (the test puts the
+ *   machine's ID wherever a sample body or query value is the string `{machineId}`; `params` fill other path
+ *   parameters);
  * - `exempt`: the route names a machine but the rule does not apply, for the reason given (policies, audit events,
  *   the machine record's own reads and writes);
  * - `none`: the route names no machine (a path with `:machineId` cannot say `none`).

@@ -18,12 +18,21 @@ import { MarketMachineService } from "./market-machine.service.js";
 import { buildMarketsSchema } from "./schema.js";
 import { MarketsStore } from "./store.js";
 import { buildWorkServices, type WorkServices } from "./work.js";
+import type { ExecutionEndpoint } from "./task.executor.js";
+import { DomainError } from "../shared/errors.js";
+import { SecretBox } from "../shared/crypto/secret-box.js";
+import { MachineAgentService } from "./machine-agent.service.js";
+import { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
+import { RuntimeEndpointService } from "./runtime-endpoint.service.js";
 
 export interface MarketsServices extends WorkServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
   store: MarketsStore;
   identityChallenges: IdentityChallengeService;
   marketMachines: MarketMachineService;
+  /** Runtime endpoints; `resolveForExecution(tx, machineId, providerKey)` gives the task executor URL and credentials. */
+  runtimeEndpoints: RuntimeEndpointService;
+  machineAgents: MachineAgentService;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -46,9 +55,30 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     settings.identityVerification,
     clock,
   );
-  const work = await buildWorkServices(runtime, clock, { endpoints: async () => null });
-  const services: MarketsServices = { ...work, store, identityChallenges, marketMachines };
+  const endpointRows = new RuntimeEndpointRepository();
+  const runtimeEndpoints = new RuntimeEndpointService(store, endpointRows, settings.secretsKey ? new SecretBox(settings.secretsKey) : null, clock);
+  const machineAgents = new MachineAgentService(
+    store,
+    runtimeEndpoints,
+    endpointRows,
+    { maxLeaseSeconds: settings.maxLeaseSeconds, maxEndpoints: settings.maxHeartbeatEndpoints },
+    clock,
+  );
+  const work = await buildWorkServices(runtime, clock, {
+    endpoints: (machineId, providerKey) => liveEndpoint(() => runtimeEndpoints.resolveForExecution(db.prisma, machineId, providerKey)),
+  });
+  const services: MarketsServices = { ...work, store, identityChallenges, marketMachines, runtimeEndpoints, machineAgents };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
   return { schema, services };
+}
+
+/** The executor's view of a runtime endpoint lookup: none (NOT_FOUND, or a lapsed lease) is null. */
+async function liveEndpoint(lookup: () => Promise<ExecutionEndpoint>): Promise<ExecutionEndpoint | null> {
+  try {
+    return await lookup();
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "NOT_FOUND") return null;
+    throw error;
+  }
 }

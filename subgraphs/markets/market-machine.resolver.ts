@@ -1,4 +1,6 @@
-import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
+import { Arg, FieldResolver, Int, Mutation, Query, Resolver, Root } from "type-graphql";
+import { MachineAgentPage } from "./machine-agent.type.js";
+import { RuntimeEndpointPage } from "./runtime-endpoint.type.js";
 import type { MarketsDeps } from "./deps.js";
 import {
   CreateMarketMachineInput,
@@ -43,5 +45,23 @@ export class MarketMachineResolver {
     @Arg("input", () => UpdateMarketMachineInput) input: UpdateMarketMachineInput,
   ): Promise<MarketMachine> {
     return this.deps.marketMachines.update(id, input);
+  }
+
+  @FieldResolver(() => RuntimeEndpointPage, { description: "The machine's runtime endpoints (first page of `limit`)." })
+  runtimeEndpoints(
+    @Root() machine: MarketMachine,
+    @Arg("limit", () => Int, { nullable: true }) limit: number | null,
+    @Arg("cursor", () => String, { nullable: true }) cursor: string | null,
+  ): Promise<RuntimeEndpointPage> {
+    return this.deps.runtimeEndpoints.list(machine.id, limit, cursor, false);
+  }
+
+  @FieldResolver(() => MachineAgentPage, { description: "The machine's runtime agents." })
+  agents(
+    @Root() machine: MarketMachine,
+    @Arg("limit", () => Int, { nullable: true }) limit: number | null,
+    @Arg("cursor", () => String, { nullable: true }) cursor: string | null,
+  ): Promise<MachineAgentPage> {
+    return this.deps.machineAgents.list(machine.id, limit, cursor, false);
   }
 }

@@ -3,12 +3,14 @@ import { buildFederatedSchema, dependencyContainer } from "../shared/federation.
 import { MarketsMachine } from "./machine.type.js";
 import { MarketsMachineResolver } from "./machine.resolver.js";
 import { MarketMachineResolver } from "./market-machine.resolver.js";
+import { MachineAgentResolver } from "./machine-agent.resolver.js";
+import { RuntimeEndpointResolver } from "./runtime-endpoint.resolver.js";
 import type { MarketsDeps } from "./deps.js";
 import { WORK_RESOLVERS } from "./work.resolvers.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [MarketsMachineResolver, MarketMachineResolver, ...WORK_RESOLVERS],
+    resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

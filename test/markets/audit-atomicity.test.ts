@@ -1,101 +1,101 @@
 /**
- * Issue 8 item 7: every state change of the graph, task and policy families writes its audit event in the same
- * transaction as the change. The audit writer here writes the real event and then fails: afterwards neither the
- * change nor the event exists. On PGlite, and PostgreSQL when DATABASE_URL is set.
+ * Every state change and its audit event commit in one transaction: with a failure injected after both were
+ * written (MarketsStore.beforeCommit), the request fails with 500 and neither the change nor the event exists; without
+ * it, the same request writes both. One case per write operation of the machines, runtime endpoints and agents.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../subgraphs/shared/config.js";
-import { OutboundClient } from "../../subgraphs/shared/net/outbound.js";
-import type { SubgraphRuntime } from "../../subgraphs/shared/runtime.js";
-import { auditWriter } from "../../subgraphs/markets/work-support.js";
-import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work.js";
-import { databaseTargets, withTestDatabase } from "../support/db.js";
-import { seedMarketMachine } from "../support/markets.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  api,
+  bindMachine,
+  expectMarketsError,
+  expectOk,
+  marketsServices,
+  PLATFORM_START_TIMEOUT_MS,
+  prismaOf,
+  signedProof,
+  startMarketsPlatform,
+  type HttpAnswer,
+  type MarketsPlatform,
+} from "./helpers.js";
 
-class InjectedFailure extends Error {}
+let p: MarketsPlatform;
+let machineId: string;
+let agent: { id: string; token: string };
+beforeAll(async () => {
+  p = await startMarketsPlatform();
+  machineId = (await bindMachine(p, p.machine("active", 0))).id;
+  const enrolled = expectOk(await api(p, "POST", `/machines/${machineId}/agents/enrollment`, { allowedProviderKeys: ["qvac"] }), 201).item;
+  agent = { id: enrolled.agent.id, token: enrolled.agentToken };
+  expectOk(await api(p, "PUT", `/machines/${machineId}/runtime-endpoints/keep`, { endpointBaseUrl: "http://127.0.0.1:1" }), 201);
+}, PLATFORM_START_TIMEOUT_MS);
+afterAll(() => p?.close());
 
-describe.each(databaseTargets())("audit events commit with their change on %s", (target) => {
-  const testDb = withTestDatabase(target);
-  let healthy: WorkServices;
-  let failing: WorkServices;
-  let machine: string;
-  const clock = { now: () => Date.now() };
-  const written: string[] = [];
-
-  beforeAll(async () => {
-    const runtime = { config: loadConfig({}), db: testDb.db, outbound: new OutboundClient(), log: () => {} } as unknown as SubgraphRuntime;
-    const real = auditWriter(clock);
-    healthy = await buildWorkServices(runtime, clock, { endpoints: async () => null });
-    failing = await buildWorkServices(runtime, clock, {
-      endpoints: async () => null,
-      audit: async (tx, event) => {
-        await real(tx, event);
-        written.push(event.kind);
-        throw new InjectedFailure("after the audit write");
-      },
-    });
-    machine = (await seedMarketMachine(testDb.db)).id;
-  });
-
-  const counts = async () => {
-    const p = testDb.db.prisma;
-    return {
-      events: await p.marketAuditEvent.count(),
-      nodes: await p.marketsGraphNode.count(),
-      edges: await p.marketsGraphEdge.count(),
-      tasks: await p.marketsTask.count(),
-      routes: await p.marketsRoute.count(),
-      runs: await p.marketsRun.count(),
-      policies: await p.marketsPolicy.count(),
-    };
+/** Everything the markets writes of this half touch, read back. */
+async function snapshot() {
+  const prisma = prismaOf(p);
+  return {
+    machines: await prisma.marketMachine.findMany({ orderBy: { id: "asc" } }),
+    challenges: await prisma.marketIdentityChallenge.findMany({ orderBy: { id: "asc" } }),
+    endpoints: await prisma.marketRuntimeEndpoint.findMany({ orderBy: [{ machineId: "asc" }, { providerKey: "asc" }] }),
+    agents: await prisma.marketMachineAgent.findMany({ orderBy: { id: "asc" } }),
+    audit: await prisma.marketAuditEvent.findMany({ orderBy: { id: "asc" } }),
   };
+}
 
-  async function neither(kind: string, change: () => Promise<unknown>) {
-    const before = await counts();
-    const snapshot = JSON.stringify(await testDb.db.prisma.marketsTask.findMany({ orderBy: { id: "asc" } }));
-    written.length = 0;
-    await expect(change()).rejects.toBeInstanceOf(InjectedFailure);
-    expect(written).toContain(kind);
-    expect(await counts()).toEqual(before);
-    expect(JSON.stringify(await testDb.db.prisma.marketsTask.findMany({ orderBy: { id: "asc" } }))).toBe(snapshot);
-  }
+interface Case {
+  kind: string;
+  /** Prepares what the request needs (outside the injected failure) and returns the request. */
+  request(): Promise<() => Promise<HttpAnswer>>;
+  ok: number;
+}
 
-  it("graph: node and edge create, update, delete", async () => {
-    const a = await healthy.graph.createNode(machine, { label: "A" });
-    const b = await healthy.graph.createNode(machine, { label: "B" });
-    const edge = await healthy.graph.createEdge(machine, { fromNodeId: a.id, toNodeId: b.id });
-    await neither("graph.node.created", () => failing.graph.createNode(machine, { label: "C" }));
-    await neither("graph.node.updated", () => failing.graph.updateNode(machine, a.id, { status: "active", data: { x: 1 } }));
-    expect((await healthy.graph.read(machine)).nodes.find((n) => n.id === a.id)).toMatchObject({ status: "draft", data: {} });
-    await neither("graph.edge.created", () => failing.graph.createEdge(machine, { fromNodeId: b.id, toNodeId: a.id }));
-    await neither("graph.edge.updated", () => failing.graph.updateEdge(machine, edge.id, { label: "x" }));
-    await neither("graph.edge.deleted", () => failing.graph.deleteEdge(machine, edge.id));
-    await neither("graph.node.deleted", () => failing.graph.deleteNode(machine, a.id));
-    const graph = await healthy.graph.read(machine);
-    expect(graph.edges.map((e) => e.id)).toContain(edge.id);
-  });
+const CASES: Case[] = [
+  {
+    kind: "machine.created",
+    ok: 201,
+    async request() {
+      const machine = p.machine("active", 1);
+      const proof = await signedProof(p, machine.did, machine.controllerPrivateKey);
+      return () => api(p, "POST", "/machines", { displayName: "m", identityRef: machine.did, identityProof: { challengeId: proof.challengeId, signature: proof.signature } });
+    },
+  },
+  { kind: "machine.updated", ok: 200, request: async () => () => api(p, "PATCH", `/machines/${machineId}`, { displayName: "renamed" }) },
+  {
+    kind: "runtime-endpoint.upserted",
+    ok: 201,
+    request: async () => () => api(p, "PUT", `/machines/${machineId}/runtime-endpoints/openai`, { endpointBaseUrl: "https://a.example", authToken: "t" }),
+  },
+  { kind: "runtime-endpoint.deleted", ok: 204, request: async () => () => api(p, "DELETE", `/machines/${machineId}/runtime-endpoints/keep`) },
+  {
+    kind: "machine-agent.enrolled",
+    ok: 201,
+    request: async () => () => api(p, "POST", `/machines/${machineId}/agents/enrollment`, { allowedProviderKeys: ["x"] }),
+  },
+  {
+    kind: "machine-agent.heartbeat",
+    ok: 200,
+    request: async () => () =>
+      api(p, "POST", "/machine-agents/heartbeat", { agentToken: agent.token, leaseSeconds: 30, endpoint: { providerKey: "qvac", endpointBaseUrl: "http://127.0.0.1:2" } }),
+  },
+  { kind: "machine-agent.revoked", ok: 200, request: async () => () => api(p, "POST", `/machines/${machineId}/agents/${agent.id}/revoke`) },
+];
 
-  it("tasks: create, discover, resolve, execute (handoff)", async () => {
-    await neither("task.created", () => failing.tasks.create(machine, { skillKey: "storage.object" }));
-    const task = await healthy.tasks.create(machine, { skillKey: "storage.object" });
-    await neither("task.discovered", () => failing.tasks.discover(machine, task.id));
-    await healthy.tasks.discover(machine, task.id);
-    await neither("task.resolved", () => failing.tasks.resolve(machine, task.id, null));
-    expect((await healthy.tasks.get(machine, task.id)).status).toBe("discovered");
-    await healthy.tasks.resolve(machine, task.id, null);
-    const before = await counts();
-    written.length = 0;
-    await expect(failing.executor.execute(machine, task.id)).rejects.toBeInstanceOf(InjectedFailure);
-    expect(written).toEqual(["task.handoff-recorded"]);
-    expect(await counts()).toEqual(before);
-    // The claim the executor took is the one thing left: the task is `executing`, without a run (docs/markets-tasks.md).
-    expect((await healthy.tasks.get(machine, task.id)).status).toBe("executing");
-  });
-
-  it("policies: create and update", async () => {
-    await neither("policy.created", () => failing.policies.create({ name: "Spend cap" }));
-    const policy = await healthy.policies.create({ name: "Spend cap", rules: { max: 1 } });
-    await neither("policy.updated", () => failing.policies.update(policy.id, { status: "disabled" }));
-    expect(await healthy.policies.get(policy.id)).toEqual(policy);
+describe.each(CASES.map((c) => [c.kind, c] as const))("%s", (kind, c) => {
+  it("a failure after the writes leaves neither the change nor the event; then both commit", async () => {
+    const send = await c.request();
+    const before = await snapshot();
+    const { store } = marketsServices(p);
+    store.beforeCommit = () => {
+      throw new Error("injected after the audit write");
+    };
+    try {
+      expectMarketsError(await send(), 500, "INTERNAL_ERROR");
+    } finally {
+      store.beforeCommit = null;
+    }
+    expect(await snapshot()).toEqual(before);
+    expect((await send()).status).toBe(c.ok);
+    const after = await snapshot();
+    expect(after.audit.slice(before.audit.length).map((event) => event.kind)).toEqual([kind]);
   });
 });

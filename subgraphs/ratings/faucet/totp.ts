@@ -4,33 +4,13 @@
  * fresh 12-byte IV per secret, and the owner address as associated data (a ciphertext moved to another owner's row
  * does not decrypt).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const PERIOD_SECONDS = 30;
 const DRIFT_STEPS = 1;
 
-export class TotpSecretBox {
-  constructor(private readonly key: Buffer) {}
-
-  seal(secret: Uint8Array, owner: string): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    cipher.setAAD(Buffer.from(owner, "utf8"));
-    const body = Buffer.concat([cipher.update(secret), cipher.final()]);
-    return Buffer.concat([iv, body, cipher.getAuthTag()]);
-  }
-
-  open(sealed: Uint8Array, owner: string): Uint8Array {
-    const data = Buffer.from(sealed);
-    const decipher = createDecipheriv("aes-256-gcm", this.key, data.subarray(0, IV_BYTES));
-    decipher.setAAD(Buffer.from(owner, "utf8"));
-    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
-  }
-}
+/** The owner address is the associated data of a TOTP secret. */
+export { SecretBox as TotpSecretBox } from "../../shared/crypto/secret-box.js";
 
 export function newTotpSecret(): Uint8Array {
   return new Uint8Array(new Secret({ size: 20 }).buffer);

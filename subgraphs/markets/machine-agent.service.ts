@@ -1,0 +1,174 @@
+/**
+ * Machine-side runtime agents (document 3; public notes 2.4): enrolment returns a one-time `agentToken` (only its
+ * SHA-256 is stored); a heartbeat authenticated by that token upserts endpoints with source `agent` and
+ * `leaseExpiresAt = now + leaseSeconds`, marks the agent active and records lastSeenAt, all in one transaction with
+ * its audit event. Revoked agents get AGENT_PAIRING_INACTIVE; provider keys outside allowedProviderKeys get
+ * AGENT_POLICY_DENIED and change nothing.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "../shared/clock.js";
+import type { MarketMachineAgent as AgentRow } from "../shared/db/generated/client.js";
+import { recordAuditEvent, type AuditActor } from "./audit.repository.js";
+import { MarketsErrors } from "./errors.js";
+import { requireActiveMachine } from "./machine-guard.js";
+import {
+  MachineAgentStatus,
+  type EnrollMachineAgentInput,
+  type HeartbeatInput,
+  type HeartbeatResult,
+  type MachineAgent,
+  type MachineAgentEnrollment,
+  type MachineAgentPage,
+} from "./machine-agent.type.js";
+import { pageOf, pageRequest } from "./pagination.js";
+import type { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
+import { providerKeyOf, type RuntimeEndpointService } from "./runtime-endpoint.service.js";
+import type { MarketsStore } from "./store.js";
+
+const PLATFORM: AuditActor = { type: "platform" };
+const AGENT_ID = /^magt_[0-9a-f]{24}$/;
+/** `mat_` + 32 random bytes in base64url. */
+const AGENT_TOKEN = /^mat_[A-Za-z0-9_-]{43}$/;
+const MAX_ALLOWED_KEYS = 32;
+
+const tokenHash = (token: string) => new Uint8Array(createHash("sha256").update(token, "utf8").digest());
+
+export interface HeartbeatLimits {
+  maxLeaseSeconds: number;
+  maxEndpoints: number;
+}
+
+export function toMachineAgent(row: AgentRow): MachineAgent {
+  return {
+    id: row.id,
+    machineId: row.machineId,
+    label: row.label,
+    status: row.status.toUpperCase() as MachineAgentStatus,
+    allowedProviderKeys: row.allowedProviderKeys,
+    lastSeenAt: row.lastSeenAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export class MachineAgentService {
+  constructor(
+    private readonly store: MarketsStore,
+    private readonly endpoints: RuntimeEndpointService,
+    private readonly endpointRows: RuntimeEndpointRepository,
+    private readonly limits: HeartbeatLimits,
+    private readonly clock: Clock,
+  ) {}
+
+  async enroll(machineId: string, input: EnrollMachineAgentInput, actor: AuditActor = PLATFORM): Promise<MachineAgentEnrollment> {
+    const label = input.label ?? "runtime agent";
+    if (label.length === 0 || label.length > 200) throw MarketsErrors.validation();
+    const keys = input.allowedProviderKeys.map(providerKeyOf);
+    if (keys.length === 0 || keys.length > MAX_ALLOWED_KEYS || new Set(keys).size !== keys.length) throw MarketsErrors.validation();
+    const agentToken = `mat_${randomBytes(32).toString("base64url")}`;
+    const now = new Date(this.clock.now());
+    const row = await this.store.write(async (tx) => {
+      await requireActiveMachine(tx, machineId);
+      const created = await tx.marketMachineAgent.create({
+        data: {
+          id: `magt_${randomBytes(12).toString("hex")}`,
+          machineId,
+          label,
+          status: "enrolled",
+          tokenHash: tokenHash(agentToken),
+          allowedProviderKeys: keys,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await recordAuditEvent(tx, {
+        kind: "machine-agent.enrolled",
+        machineId,
+        actor,
+        occurredAt: now,
+        data: { agentId: created.id, label, allowedProviderKeys: keys },
+      });
+      return created;
+    });
+    return { agent: toMachineAgent(row), agentToken };
+  }
+
+  /** `guard: false` only for the machine record's own nested fields (GraphQL), which show drafts too. */
+  async list(machineId: string, limit: number | null | undefined, cursor: string | null | undefined, guard = true): Promise<MachineAgentPage> {
+    const page = pageRequest(limit, cursor, 2);
+    const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
+    if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+    const rows = await this.store.read(async (prisma) => {
+      if (guard) await requireActiveMachine(prisma, machineId);
+      return prisma.marketMachineAgent.findMany({
+        where: after
+          ? { machineId, OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
+          : { machineId },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        take: page.limit + 1,
+      });
+    });
+    const { items, nextCursor } = pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+    return { items: items.map(toMachineAgent), nextCursor };
+  }
+
+  /** Revocation is final; revoking a revoked agent changes nothing and answers it as it is. */
+  async revoke(machineId: string, agentId: string, actor: AuditActor = PLATFORM): Promise<MachineAgent> {
+    const now = new Date(this.clock.now());
+    const row = await this.store.write(async (tx) => {
+      await requireActiveMachine(tx, machineId);
+      const agent = AGENT_ID.test(agentId) ? await tx.marketMachineAgent.findUnique({ where: { id: agentId } }) : null;
+      if (!agent || agent.machineId !== machineId) throw MarketsErrors.notFound();
+      if (agent.status === "revoked") return agent;
+      const revoked = await tx.marketMachineAgent.update({ where: { id: agentId }, data: { status: "revoked", revokedAt: now, updatedAt: now } });
+      await recordAuditEvent(tx, { kind: "machine-agent.revoked", machineId, actor, occurredAt: now, data: { agentId } });
+      return revoked;
+    });
+    return toMachineAgent(row);
+  }
+
+  /**
+   * Checks, in order: credential present (AGENT_AUTH_REQUIRED) and known (AGENT_AUTH_INVALID), agent not revoked
+   * (AGENT_PAIRING_INACTIVE), the body (VALIDATION_ERROR), every provider key allowed (AGENT_POLICY_DENIED), the
+   * machine active and verified (global rule 1).
+   */
+  async heartbeat(agentToken: string | null | undefined, input: HeartbeatInput): Promise<HeartbeatResult> {
+    if (agentToken == null) throw MarketsErrors.agentAuthRequired();
+    if (!AGENT_TOKEN.test(agentToken)) throw MarketsErrors.agentAuthInvalid();
+    const now = new Date(this.clock.now());
+    const result = await this.store.write(async (tx) => {
+      const agent = await tx.marketMachineAgent.findUnique({ where: { tokenHash: tokenHash(agentToken) } });
+      if (!agent) throw MarketsErrors.agentAuthInvalid();
+      if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
+      const { leaseSeconds, endpoints } = input;
+      if (!Number.isInteger(leaseSeconds) || leaseSeconds < 1 || leaseSeconds > this.limits.maxLeaseSeconds) throw MarketsErrors.validation();
+      if (endpoints.length === 0 || endpoints.length > this.limits.maxEndpoints) throw MarketsErrors.validation();
+      const keys = endpoints.map((endpoint) => providerKeyOf(endpoint.providerKey));
+      if (new Set(keys).size !== keys.length) throw MarketsErrors.validation();
+      if (keys.some((key) => !agent.allowedProviderKeys.includes(key))) throw MarketsErrors.agentPolicyDenied();
+      await requireActiveMachine(tx, agent.machineId);
+      const leaseExpiresAt = new Date(now.getTime() + leaseSeconds * 1000);
+      const rows = [];
+      for (const [index, endpoint] of endpoints.entries()) {
+        const values = this.endpoints.values(agent.machineId, keys[index]!, { ...endpoint, leaseExpiresAt: null }, "agent");
+        const { row } = await this.endpointRows.upsert(tx, agent.machineId, keys[index]!, { ...values, leaseExpiresAt, agentId: agent.id }, now);
+        rows.push(row);
+      }
+      const updated = await tx.marketMachineAgent.update({ where: { id: agent.id }, data: { status: "active", lastSeenAt: now, updatedAt: now } });
+      await recordAuditEvent(tx, {
+        kind: "machine-agent.heartbeat",
+        machineId: agent.machineId,
+        actor: { type: "machine-agent", id: agent.id },
+        occurredAt: now,
+        data: { agentId: agent.id, providerKeys: keys, leaseExpiresAt: leaseExpiresAt.toISOString() },
+      });
+      return { agent: updated, rows, leaseExpiresAt };
+    });
+    return {
+      agent: toMachineAgent(result.agent),
+      endpoints: result.rows.map((row) => this.endpoints.view(row, now.getTime())),
+      leaseExpiresAt: result.leaseExpiresAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The operator CLI's `agent run` against a running platform: it enrols, sends heartbeats that renew the endpoint's
+ * lease, and stops with exit 1 once the agent is revoked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../verify/helpers.js";
+import { api, bindMachine, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
+
+let p: MarketsPlatform;
+let machineId: string;
+beforeAll(async () => {
+  p = await startMarketsPlatform();
+  machineId = (await bindMachine(p, p.machine("active", 0))).id;
+}, PLATFORM_START_TIMEOUT_MS);
+afterAll(() => p?.close());
+
+describe("cli agent run", () => {
+  it("enrols, then each heartbeat renews the lease of the reported endpoint", async () => {
+    const run = await runCli(p, ["agent", "run", "--api", p.markets, "--machine", machineId, "--provider", "qvac", "--endpoint", "http://127.0.0.1:11434", "--lease", "45", "--interval", "0", "--count", "2"]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.event)).toEqual(["enrolled", "heartbeat", "heartbeat"]);
+    expect(lines[0].agentToken).toMatch(/^mat_/);
+    expect(lines[1]).toMatchObject({ agentId: lines[0].agentId, status: "active" });
+    expect(Date.parse(lines[2].leaseExpiresAt)).toBeGreaterThanOrEqual(Date.parse(lines[1].leaseExpiresAt));
+    const endpoint = expectOk(await api(p, "GET", `/machines/${machineId}/runtime-endpoints/qvac`)).item;
+    expect(endpoint).toMatchObject({ source: "agent", endpointBaseUrl: "http://127.0.0.1:11434", leaseExpiresAt: lines[2].leaseExpiresAt });
+
+    // The same agent by token; once revoked the CLI stops with exit 1.
+    expectOk(await api(p, "POST", `/machines/${machineId}/agents/${lines[0].agentId}/revoke`));
+    const before = await prismaOf(p).marketRuntimeEndpoint.findMany();
+    const refused = await runCli(p, ["agent", "run", "--api", p.markets, "--interval", "0"], { MACHINE_AGENT_TOKEN: lines[0].agentToken });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("AGENT_PAIRING_INACTIVE");
+    expect(await prismaOf(p).marketRuntimeEndpoint.findMany()).toEqual(before);
+  });
+
+  it("usage error (exit 2) without --machine or a token", async () => {
+    const run = await runCli(p, ["agent", "run", "--api", p.markets]);
+    expect(run.code).toBe(2);
+  });
+});
