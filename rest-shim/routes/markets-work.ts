@@ -21,8 +21,11 @@ const POLICY_SHAPE = {
   rules: "object?",
 } as const;
 
-const inPath = { kind: "guarded", machineIn: "path", sample: {} } as const;
-const inPathWith = (body: unknown) => ({ kind: "guarded", machineIn: "path", sample: { body } }) as const;
+/** Global rule 1 for a route naming the machine in its path; the sample fills the other path parameters and body. */
+const inPath = (sample: { params?: Record<string, string>; body?: unknown } = {}) => ({ kind: "guarded", machineIn: "path", sample }) as const;
+const NODE = { nodeId: "node_sample" };
+const EDGE = { edgeId: "edge_sample" };
+const TASK = { taskId: "task_sample" };
 const policyExempt = { kind: "exempt", reason: "policy routes skip the machine check (global rule 1)" } as const;
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8");
@@ -52,7 +55,7 @@ const graphRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/machines/:machineId/graph",
     operation: OPS.machineGraph,
-    machineRule: inPath,
+    machineRule: inPath(),
     variables: ({ params }) => ({ machineId: params.machineId }),
     respond: itemOf("machineGraph"),
   }),
@@ -61,7 +64,7 @@ const graphRoutes: RouteDefinition[] = [
     path: "/machines/:machineId/graph/nodes",
     body: true,
     operation: OPS.createGraphNode,
-    machineRule: inPathWith({ label: "Drive unit" }),
+    machineRule: inPath({ body: { label: "Drive unit" } }),
     variables: ({ params, body }) => ({ machineId: params.machineId, input: pick(bodyObject(body), NODE_SHAPE) }),
     respond: itemOf("createGraphNode", 201),
   }),
@@ -70,7 +73,7 @@ const graphRoutes: RouteDefinition[] = [
     path: "/machines/:machineId/graph/nodes/:nodeId",
     body: true,
     operation: OPS.updateGraphNode,
-    machineRule: inPathWith({ status: "active" }),
+    machineRule: inPath({ params: NODE, body: { status: "active" } }),
     variables: ({ params, body }) => ({ machineId: params.machineId, nodeId: params.nodeId, input: pick(bodyObject(body), NODE_SHAPE) }),
     respond: itemOf("updateGraphNode"),
   }),
@@ -78,7 +81,7 @@ const graphRoutes: RouteDefinition[] = [
     method: "DELETE",
     path: "/machines/:machineId/graph/nodes/:nodeId",
     operation: OPS.deleteGraphNode,
-    machineRule: inPath,
+    machineRule: inPath({ params: NODE }),
     variables: ({ params }) => ({ machineId: params.machineId, nodeId: params.nodeId }),
     respond: noContent,
   }),
@@ -87,7 +90,7 @@ const graphRoutes: RouteDefinition[] = [
     path: "/machines/:machineId/graph/edges",
     body: true,
     operation: OPS.createGraphEdge,
-    machineRule: inPathWith({ fromNodeId: "node_a", toNodeId: "node_b" }),
+    machineRule: inPath({ body: { fromNodeId: "node_a", toNodeId: "node_b" } }),
     variables: ({ params, body }) => ({ machineId: params.machineId, input: pick(bodyObject(body), EDGE_SHAPE) }),
     respond: itemOf("createGraphEdge", 201),
   }),
@@ -96,7 +99,7 @@ const graphRoutes: RouteDefinition[] = [
     path: "/machines/:machineId/graph/edges/:edgeId",
     body: true,
     operation: OPS.updateGraphEdge,
-    machineRule: inPathWith({ label: "power" }),
+    machineRule: inPath({ params: EDGE, body: { label: "power" } }),
     variables: ({ params, body }) => ({ machineId: params.machineId, edgeId: params.edgeId, input: pick(bodyObject(body), EDGE_SHAPE) }),
     respond: itemOf("updateGraphEdge"),
   }),
@@ -104,7 +107,7 @@ const graphRoutes: RouteDefinition[] = [
     method: "DELETE",
     path: "/machines/:machineId/graph/edges/:edgeId",
     operation: OPS.deleteGraphEdge,
-    machineRule: inPath,
+    machineRule: inPath({ params: EDGE }),
     variables: ({ params }) => ({ machineId: params.machineId, edgeId: params.edgeId }),
     respond: noContent,
   }),
@@ -140,7 +143,7 @@ const catalogueRoutes: RouteDefinition[] = [
     path: "/market/search",
     body: true,
     operation: OPS.searchMarket,
-    machineRule: { kind: "guarded", machineIn: "body", sample: { body: { skillKey: "oracle.price-feed" } } },
+    machineRule: { kind: "guarded", machineIn: "body", sample: { body: { machineId: "{machineId}", skillKey: "oracle.price-feed" } } },
     variables: ({ body }) => {
       const source = bodyObject(body);
       const input = pick(source, {
@@ -169,7 +172,7 @@ const taskRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/machines/:machineId/tasks",
     operation: OPS.machineTasks,
-    machineRule: inPath,
+    machineRule: inPath(),
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query), ...filters(query, ["status"]) }),
     respond: pageOf("machineTasks"),
   }),
@@ -178,7 +181,7 @@ const taskRoutes: RouteDefinition[] = [
     path: "/machines/:machineId/tasks",
     body: true,
     operation: OPS.createTask,
-    machineRule: inPathWith({ skillKey: "oracle.price-feed" }),
+    machineRule: inPath({ body: { skillKey: "oracle.price-feed" } }),
     variables: ({ params, body }) => ({ machineId: params.machineId, input: pick(bodyObject(body), TASK_SHAPE) }),
     respond: itemOf("createTask", 201),
   }),
@@ -186,7 +189,7 @@ const taskRoutes: RouteDefinition[] = [
     method: "GET",
     path: task(""),
     operation: OPS.machineTask,
-    machineRule: inPath,
+    machineRule: inPath({ params: TASK }),
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: itemOf("machineTask"),
   }),
@@ -194,7 +197,7 @@ const taskRoutes: RouteDefinition[] = [
     method: "POST",
     path: task("/discover"),
     operation: OPS.discoverTask,
-    machineRule: inPath,
+    machineRule: inPath({ params: TASK }),
     // No body is read; whatever is sent is ignored.
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: itemOf("discoverTask"),
@@ -204,7 +207,7 @@ const taskRoutes: RouteDefinition[] = [
     path: task("/resolve"),
     body: true,
     operation: OPS.resolveTask,
-    machineRule: inPathWith({}),
+    machineRule: inPath({ params: TASK, body: {} }),
     variables: ({ params, body }) => ({ machineId: params.machineId, taskId: params.taskId, ...pick(bodyObject(body, true), { serviceId: "string?" }) }),
     respond: itemOf("resolveTask", 201),
   }),
@@ -212,7 +215,7 @@ const taskRoutes: RouteDefinition[] = [
     method: "POST",
     path: task("/execute"),
     operation: OPS.executeTask,
-    machineRule: inPath,
+    machineRule: inPath({ params: TASK }),
     // No body is read; whatever is sent is ignored.
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: executionOf,
@@ -221,7 +224,7 @@ const taskRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/machines/:machineId/routes",
     operation: OPS.machineRoutes,
-    machineRule: inPath,
+    machineRule: inPath(),
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query) }),
     respond: pageOf("machineRoutes"),
   }),
@@ -229,7 +232,7 @@ const taskRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/machines/:machineId/outcomes",
     operation: OPS.machineOutcomes,
-    machineRule: inPath,
+    machineRule: inPath(),
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query) }),
     respond: pageOf("machineOutcomes"),
   }),
@@ -237,7 +240,7 @@ const taskRoutes: RouteDefinition[] = [
     method: "GET",
     path: "/runs",
     operation: OPS.marketRuns,
-    machineRule: { kind: "guarded", machineIn: "query", sample: {} },
+    machineRule: { kind: "guarded", machineIn: "query", sample: { query: { machineId: "{machineId}" } } },
     variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["machineId", "taskId", "status", "providerKey", "since", "until"]) }),
     respond: pageOf("marketRuns"),
   }),
