@@ -175,6 +175,7 @@ function platformEnv(dataDir: string, [http, markets, graphql, anvil, mcr2, altc
     ANVIL_PORT: String(anvil),
     MCR2_PORT: String(mcr2),
     ALTCHAIN_RPC_PORT: String(altchain),
+    DEMO_PROVIDER_PORT: "0",
     RATE_LIMIT_RATINGS_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_READ_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_API_PER_IP: "1000000000",

@@ -28,6 +28,7 @@ beforeAll(async () => {
     MARKETS_PORT: String(markets),
     GRAPHQL_PORT: String(graphql),
     ANVIL_PORT: String(anvil),
+    DEMO_PROVIDER_PORT: "0",
     SHUTDOWN_GRACE_MS: "3000",
   };
 });

@@ -97,6 +97,7 @@ describe("`npm start` on HOST=0.0.0.0", () => {
       ALLOW_DEMO_ON_NETWORK: "1",
       DATA_DIR: path.join(base, "opt-in"),
       ANVIL_PORT: "0",
+      DEMO_PROVIDER_PORT: "0",
       HTTP_PORT: String(http),
       MARKETS_PORT: String(markets),
       GRAPHQL_PORT: String(graphql),
