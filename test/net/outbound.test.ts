@@ -251,3 +251,27 @@ describe("requests against a real local server", () => {
     expect(redirect.status).toBe(302);
   });
 });
+
+describe("allowed origins (the demo provider role all runs itself)", () => {
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => res.end('{"ok":true}'));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it("exempts exactly the listed scheme, address and port; every other loopback URL is still refused", async () => {
+    const client = new OutboundClient(new AddressPolicy(), { allowedOrigins: [`http://127.0.0.1:${port}`] });
+    expect(await client.fetchJsonObject(`http://127.0.0.1:${port}/x`, LIMITS)).toEqual({ ok: true });
+    expect(await refusal(client.fetchJsonObject(`http://127.0.0.1:${port + 1}/x`, LIMITS))).toBe("blocked_loopback");
+    expect(await refusal(client.fetchJsonObject(`http://127.0.0.2:${port}/x`, LIMITS))).toBe("blocked_loopback");
+    expect(await refusal(client.fetchJsonObject(`http://localhost:${port}/x`, LIMITS))).toBe("blocked_loopback");
+    expect(await refusal(client.fetchJsonObject(`https://127.0.0.1:${port}/x`, LIMITS))).toBe("blocked_loopback");
+  });
+
+  it("only IP-literal origins can be listed", () => {
+    expect(() => new OutboundClient(new AddressPolicy(), { allowedOrigins: ["http://localhost:8300"] })).toThrow(/IP-literal/);
+  });
+});
