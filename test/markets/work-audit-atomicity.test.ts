@@ -88,7 +88,7 @@ describe.each(databaseTargets())("audit events commit with their change on %s", 
     await expect(failing.executor.execute(machine, task.id)).rejects.toBeInstanceOf(InjectedFailure);
     expect(written).toEqual(["task.handoff-recorded"]);
     expect(await counts()).toEqual(before);
-    // The claim the executor took is the one thing left: the task is `executing`, without a run (docs/markets-tasks.md).
+    // The claim the executor took is the one thing left: the task is `executing`, without a run (docs/markets-work.md).
     expect((await healthy.tasks.get(machine, task.id)).status).toBe("executing");
   });
 
