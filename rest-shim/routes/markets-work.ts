@@ -6,27 +6,19 @@ import type { RouteDefinition, RouteOutcome } from "../route-definition.js";
 import { fieldOf } from "../route-definition.js";
 import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, queryParam } from "./markets-http.js";
 import { WORK_OPERATIONS as OPS } from "./markets-work-operations.js";
+import { POLICY_AUDIT_ROUTES } from "./markets-policies.js";
 
 export { WORK_OPERATIONS } from "./markets-work-operations.js";
 
 const NODE_SHAPE = { kind: "string?", label: "string?", status: "string?", data: "object?" } as const;
 const EDGE_SHAPE = { fromNodeId: "string?", toNodeId: "string?", kind: "string?", label: "string?", data: "object?" } as const;
 const TASK_SHAPE = { skillKey: "string?", operation: "string?", input: "object?" } as const;
-const POLICY_SHAPE = {
-  name: "string?",
-  description: "string?",
-  kind: "string?",
-  status: "string?",
-  machineIds: "string[]?",
-  rules: "object?",
-} as const;
 
 /** Global rule 1 for a route naming the machine in its path; the sample fills the other path parameters and body. */
 const inPath = (sample: { params?: Record<string, string>; body?: unknown } = {}) => ({ kind: "guarded", machineIn: "path", sample }) as const;
 const NODE = { nodeId: "node_sample" };
 const EDGE = { edgeId: "edge_sample" };
 const TASK = { taskId: "task_sample" };
-const policyExempt = { kind: "exempt", reason: "policy routes skip the machine check (global rule 1)" } as const;
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8");
 
@@ -254,49 +246,4 @@ const taskRoutes: RouteDefinition[] = [
   }),
 ];
 
-const policyRoutes: RouteDefinition[] = [
-  marketsRoute({
-    method: "GET",
-    path: "/policies",
-    operation: OPS.marketPolicies,
-    machineRule: policyExempt,
-    variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["status", "kind"]) }),
-    respond: pageOf("marketPolicies"),
-  }),
-  marketsRoute({
-    method: "POST",
-    path: "/policies",
-    body: true,
-    operation: OPS.createMarketPolicy,
-    machineRule: policyExempt,
-    variables: ({ body }) => ({ input: pick(bodyObject(body), POLICY_SHAPE) }),
-    respond: itemOf("createMarketPolicy", 201),
-  }),
-  marketsRoute({
-    method: "GET",
-    path: "/policies/:policyId",
-    operation: OPS.marketPolicy,
-    machineRule: policyExempt,
-    variables: ({ params }) => ({ policyId: params.policyId }),
-    respond: itemOf("marketPolicy"),
-  }),
-  marketsRoute({
-    method: "PATCH",
-    path: "/policies/:policyId",
-    body: true,
-    operation: OPS.updateMarketPolicy,
-    machineRule: policyExempt,
-    variables: ({ params, body }) => ({ policyId: params.policyId, input: pick(bodyObject(body), POLICY_SHAPE) }),
-    respond: itemOf("updateMarketPolicy"),
-  }),
-  marketsRoute({
-    method: "GET",
-    path: "/audit-events",
-    operation: OPS.auditEvents,
-    machineRule: { kind: "exempt", reason: "audit-event routes skip the machine check (global rule 1)" },
-    variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["machineId", "kind", "actorType", "actorId", "since", "until"]) }),
-    respond: pageOf("auditEvents"),
-  }),
-];
-
-export const WORK_ROUTES: readonly RouteDefinition[] = [...graphRoutes, ...catalogueRoutes, ...taskRoutes, ...policyRoutes];
+export const WORK_ROUTES: readonly RouteDefinition[] = [...graphRoutes, ...catalogueRoutes, ...taskRoutes, ...POLICY_AUDIT_ROUTES];

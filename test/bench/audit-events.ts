@@ -11,10 +11,12 @@ import autocannon from "autocannon";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { openDatabase } from "../../subgraphs/shared/db/index.js";
+import { AuditService } from "../../subgraphs/markets/audit.service.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 
 const EVENTS = Number(process.env.AUDIT_BENCH_EVENTS ?? 1_000_000);
+const STORAGE_ITERATIONS = 300;
 const CONNECTIONS = Number(process.env.AUDIT_BENCH_CONNECTIONS ?? 1);
 
 const KINDS = [
@@ -60,6 +62,31 @@ async function seed(dataDir: string, databaseUrl: string | undefined): Promise<n
     await db.prisma.$executeRawUnsafe(INSERT_SQL, EVENTS);
     await db.prisma.$executeRawUnsafe("ANALYZE market_audit_event");
     return performance.now() - started;
+  } finally {
+    await db.close();
+  }
+}
+
+/** The same pages through AuditService in this process (no HTTP, no GraphQL): the database's share of a page. */
+async function storageLayer(dataDir: string, databaseUrl: string | undefined, queries: Array<[string, string]>): Promise<void> {
+  const db = await openDatabase({ dataDir, databaseUrl });
+  try {
+    const service = new AuditService(db, () => {});
+    console.log(`  in process, AuditService.list (the SQL and row mapping only), ${STORAGE_ITERATIONS} pages each:`);
+    for (const [name, url] of queries) {
+      const query = new URL(url).searchParams;
+      const filter = Object.fromEntries(["machineId", "kind", "actorType", "actorId", "since", "until"].map((k) => [k, query.get(k)]));
+      const page = { limit: Number(query.get("limit") ?? 100), cursor: query.get("cursor") };
+      const times: number[] = [];
+      for (let i = 0; i < STORAGE_ITERATIONS; i++) {
+        const started = performance.now();
+        await service.list(filter, page);
+        times.push(performance.now() - started);
+      }
+      times.sort((a, b) => a - b);
+      const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2);
+      console.log(`    ${name.padEnd(30)} p50 ${at(0.5)} ms   p99 ${at(0.99)} ms`);
+    }
   } finally {
     await db.close();
   }
@@ -136,6 +163,7 @@ export async function benchAuditEvents(
     console.log(`  worst p99 ${worst} ms  (target < 20 ms per page)`);
     await platform.stop();
     await bare.stop();
+    await storageLayer(dir, database?.url, queries);
   } finally {
     await database?.drop();
   }

@@ -31,6 +31,11 @@ describe("policies", () => {
       ["policy.created", null],
       ["policy.updated", null],
     ]);
+    expect(patched.body.item.updatedAt >= policy.updatedAt).toBe(true);
+    const described = await call("PATCH", `/policies/${policy.id}`, { description: "Caps spend per day" });
+    expect(described.body.item.description).toBe("Caps spend per day");
+    const cleared = await call("PATCH", `/policies/${policy.id}`, { description: null });
+    expect(cleared.body.item).toMatchObject({ description: null, name: "Daily spend", status: "disabled" });
     const list = await call("GET", "/policies?status=disabled");
     expect(list.body.items.map((x: any) => x.id)).toContain(policy.id);
     expect((await call("GET", "/policies?status=active")).body.items.map((x: any) => x.id)).not.toContain(policy.id);
