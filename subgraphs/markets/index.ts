@@ -18,6 +18,7 @@ import { MarketMachineService } from "./market-machine.service.js";
 import { buildMarketsSchema } from "./schema.js";
 import { MarketsStore } from "./store.js";
 import { SecretBox } from "../shared/crypto/secret-box.js";
+import { MachineAgentRepository } from "./machine-agent.repository.js";
 import { MachineAgentService } from "./machine-agent.service.js";
 import { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
 import { RuntimeEndpointService } from "./runtime-endpoint.service.js";
@@ -57,7 +58,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const machineAgents = new MachineAgentService(
     store,
     runtimeEndpoints,
-    endpointRows,
+    new MachineAgentRepository(),
     { maxLeaseSeconds: settings.maxLeaseSeconds, maxEndpoints: settings.maxHeartbeatEndpoints },
     clock,
   );

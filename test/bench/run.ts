@@ -11,6 +11,8 @@
  * 4. GET /mcr/{did} (document 2) cached, against a bare node:http handler answering the same JSON, with the verify read
  *    route's ratio from step 1 as the target; and uncached (a second platform with MCR_CACHE_TTL=0).
  * 5. Scoring a machine with 10,000 events, cold and warm (mcr-scoring.ts).
+ * 6. Document 3: machine-agent heartbeats per second with 1,000 enrolled agents vs a bare node:http handler, on
+ *    PGlite and (with DATABASE_URL) PostgreSQL (markets-heartbeats.ts).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -21,6 +23,7 @@ import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
+import { benchHeartbeats } from "./markets-heartbeats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -107,6 +110,8 @@ async function main(): Promise<void> {
     await benchEvidenceChecks(ROUNDS);
     console.error("MCR scoring of 10,000 events ...");
     await benchMcrScoring(ROUNDS);
+    console.error("machine-agent heartbeats ...");
+    await benchHeartbeats({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
   } finally {
     for (const child of processes.reverse()) await child.stop();
     await rm(dataDir, { recursive: true, force: true });
