@@ -80,6 +80,11 @@ function heartbeatBody(token: string, index: number): string {
   return JSON.stringify({ agentToken: token, leaseSeconds: 60, endpoint: { providerKey: `p${index}`, endpointBaseUrl: `http://10.0.${index >> 8}.${index & 255}:8080` } });
 }
 
+async function sample(url: string, options: Options): Promise<Sample> {
+  const result = await autocannon({ url, connections: options.connections, duration: options.durationS });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
 /** One autocannon run whose requests cycle through every agent. */
 async function heartbeats(url: string, tokens: string[], options: Options): Promise<Sample> {
   let next = 0;
@@ -109,15 +114,20 @@ async function measure(label: string, dataDir: string, env: Record<string, strin
   await heartbeats(url, platform.tokens, { ...options, durationS: 2 });
   const shim: Sample[] = [];
   const bare: Sample[] = [];
+  const read: Sample[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     console.error(`round ${round}/${options.rounds}: heartbeats (${label}) ...`);
     bare.push(await heartbeats(bareUrl, platform.tokens, options));
+    // The same stack without writes: what the shim, gateway and subgraph cost on this machine right now.
+    read.push(await sample(`${platform.api}/machines?limit=1`, options));
     shim.push(await heartbeats(url, platform.tokens, options));
   }
   console.log(`\nPOST /api/v1/machine-agents/heartbeat, ${AGENTS} agents, ${label}, ${options.connections} connections, ${options.rounds} x ${options.durationS}s (medians)`);
   const b = summarize("bare node:http (baseline)", bare);
+  const r = summarize("GET /api/v1/machines?limit=1 (stack)", read);
   const s = summarize(`heartbeats, ${label}`, shim);
   console.log(`  heartbeats / bare throughput       ${((100 * s.rps) / b.rps).toFixed(1)}%`);
+  console.log(`  heartbeats / stack read            ${((100 * s.rps) / r.rps).toFixed(1)}%`);
   await platform.process.stop();
   return s;
 }
@@ -132,7 +142,8 @@ export async function benchHeartbeats(options: Options): Promise<void> {
     const bare = await startRole([], {}, 30_000, ["test/bench/bare-server.ts", String(barePort), bodyFile]);
     processes.push(bare);
     const bareUrl = `http://127.0.0.1:${barePort}/api/v1/machine-agents/heartbeat`;
-    await measure("PGlite", path.join(dataDir, "pglite"), {}, bareUrl, options, processes);
+    // Children inherit this process's environment: an empty DATABASE_URL keeps the PGlite run on PGlite.
+    await measure("PGlite", path.join(dataDir, "pglite"), { DATABASE_URL: "" }, bareUrl, options, processes);
     if (process.env.DATABASE_URL) {
       const database = await createPostgresDatabase();
       try {
