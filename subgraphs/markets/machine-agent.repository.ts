@@ -2,6 +2,11 @@
  * The heartbeat's database work in two statements (it is the markets API's hottest write): the agent with its
  * machine, locked against a concurrent revocation; then one data-modifying statement that upserts the endpoints,
  * marks the agent active and writes the audit event.
+ *
+ * The heartbeat transaction commits with `synchronous_commit = off` (set by its first statement, for that
+ * transaction only): it does not wait for the WAL flush. It stays atomic (change and audit event together); a
+ * database crash can lose the last fraction of a second of heartbeats, which only makes their leases shorter, as if
+ * those heartbeats had not been sent. Every other write of the markets API commits synchronously.
  */
 import { Prisma } from "../shared/db/index.js";
 import { auditEventInsertSql, type AuditEventInput, type MarketsTx } from "./audit.repository.js";
@@ -19,16 +24,22 @@ export interface HeartbeatAgent {
   machineVerified: boolean;
 }
 
+/** The row of lockByToken, with the set_config column it carries. */
+type LockedRow = HeartbeatAgent & { asyncCommit?: string };
+
 export class MachineAgentRepository {
   /** The agent holding this token hash and its machine's state, the agent row locked until the transaction ends. */
   async lockByToken(tx: MarketsTx, tokenHash: Uint8Array<ArrayBuffer>): Promise<HeartbeatAgent | null> {
-    const [row] = await tx.$queryRaw<HeartbeatAgent[]>`
+    const [row] = await tx.$queryRaw<LockedRow[]>`
       SELECT a.id, a.machine_id AS "machineId", a.label, a.status, a.allowed_provider_keys AS "allowedProviderKeys",
-        a.revoked_at AS "revokedAt", a.created_at AS "createdAt", m.status AS "machineStatus", m.identity_verified AS "machineVerified"
+        a.revoked_at AS "revokedAt", a.created_at AS "createdAt", m.status AS "machineStatus", m.identity_verified AS "machineVerified",
+        set_config('synchronous_commit', 'off', true) AS "asyncCommit"
       FROM market_machine_agent a JOIN market_machine m ON m.id = a.machine_id
       WHERE a.token_hash = ${tokenHash}
       FOR UPDATE OF a`;
-    return row ?? null;
+    if (!row) return null;
+    delete row.asyncCommit;
+    return row;
   }
 
   /** Upserts the reported endpoints (by provider key), marks the agent active and writes `audit`; one statement. */
