@@ -8,7 +8,7 @@
  * (machine-guard.ts).
  */
 import { systemClock } from "../shared/clock.js";
-import type { BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
+import type { BackgroundJob, BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
 import type { MarketsDeps } from "./deps.js";
 import { IdentityChallengeService } from "./identity-challenge.service.js";
 import { IdentityResolver } from "./machine-identity.js";
@@ -65,5 +65,12 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const services: MarketsServices = { store, identityChallenges, marketMachines, runtimeEndpoints, machineAgents };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
-  return { schema, services };
+  const jobs: BackgroundJob[] = [
+    {
+      name: "identity challenge cleanup",
+      intervalMs: settings.identityCleanupIntervalMs,
+      run: () => identityChallenges.cleanup(settings.identityCleanupGraceSeconds),
+    },
+  ];
+  return { schema, services, jobs };
 }

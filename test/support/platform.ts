@@ -39,6 +39,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     ALTCHAIN_RPC_PORT: "0",
     LOG_LEVEL: "silent",
     VERIFY_CLEANUP_INTERVAL_MS: "0",
+    MACHINE_IDENTITY_CLEANUP_INTERVAL_MS: "0",
     CHAIN_POLL_MS: "50",
     ...env,
   });
