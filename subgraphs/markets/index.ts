@@ -8,6 +8,7 @@
  * (machine-guard.ts).
  */
 import { systemClock } from "../shared/clock.js";
+import { SecretBox } from "../shared/crypto/secret-box.js";
 import type { BackgroundJob, BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
 import type { MarketsDeps } from "./deps.js";
 import { IdentityChallengeService } from "./identity-challenge.service.js";
@@ -17,7 +18,6 @@ import { MarketMachineRepository } from "./market-machine.repository.js";
 import { MarketMachineService } from "./market-machine.service.js";
 import { buildMarketsSchema } from "./schema.js";
 import { MarketsStore } from "./store.js";
-import { SecretBox } from "../shared/crypto/secret-box.js";
 import { MachineAgentRepository } from "./machine-agent.repository.js";
 import { MachineAgentService } from "./machine-agent.service.js";
 import { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
