@@ -14,6 +14,7 @@ import { deactivateCommand } from "./commands/deactivate.js";
 import { demoCommand } from "./commands/demo.js";
 import { eventCommands } from "./commands/event.js";
 import { evidenceCommand } from "./commands/evidence.js";
+import { identityCommands } from "./commands/identity.js";
 import { monetizationCommands } from "./commands/monetization.js";
 import { revokeCommand } from "./commands/revoke.js";
 
@@ -25,6 +26,7 @@ export const COMMANDS: CliCommandGroup[] = [
   eventCommands,
   evidenceCommand,
   monetizationCommands,
+  identityCommands,
   agentCommands,
   demoCommand,
 ];

@@ -3,7 +3,7 @@
  * INSIDE the Prisma transaction that makes the change: both commit or neither does (a test injects a failure after
  * the write and finds neither). Reading the log (keyset pages over `id`) is audit-event.repository's job.
  */
-import type { Prisma } from "../shared/db/index.js";
+import { Prisma } from "../shared/db/index.js";
 
 /** A Prisma interactive-transaction client (the `tx` of `prisma.$transaction(async (tx) => ...)`). */
 export type MarketsTx = Prisma.TransactionClient;
@@ -63,4 +63,14 @@ export async function recordAuditEvent(tx: MarketsTx, event: AuditEventInput): P
     select: { id: true },
   });
   return row.id;
+}
+
+/**
+ * The same row as `recordAuditEvent`, as an `INSERT` statement to embed in a data-modifying CTE of a hot path (the
+ * heartbeat writes its change and its event in one statement, inside its transaction).
+ */
+export function auditEventInsertSql(event: AuditEventInput): Prisma.Sql {
+  return Prisma.sql`INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data)
+    VALUES (${event.kind}, ${event.machineId}, ${event.actor.type}, ${event.actor.id ?? null}, ${event.occurredAt ?? new Date()},
+      ${JSON.stringify(event.data)}::jsonb)`;
 }

@@ -120,4 +120,11 @@ export class IdentityChallengeService {
   async resolvesNow(onChainMachineId: string): Promise<boolean> {
     return (await this.resolver.atHead(onChainMachineId)).resolves;
   }
+
+  /** Deletes challenges that expired more than `graceSeconds` ago, used or not (the cleanup job); returns the count. */
+  async cleanup(graceSeconds: number): Promise<number> {
+    const before = new Date(this.clock.now() - graceSeconds * 1000);
+    const { count } = await this.store.read((prisma) => prisma.marketIdentityChallenge.deleteMany({ where: { expiresAt: { lt: before } } }));
+    return count;
+  }
 }

@@ -8,7 +8,8 @@
  * (machine-guard.ts).
  */
 import { systemClock } from "../shared/clock.js";
-import type { BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
+import { SecretBox } from "../shared/crypto/secret-box.js";
+import type { BackgroundJob, BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
 import type { MarketsDeps } from "./deps.js";
 import { IdentityChallengeService } from "./identity-challenge.service.js";
 import { IdentityResolver } from "./machine-identity.js";
@@ -20,7 +21,7 @@ import { MarketsStore } from "./store.js";
 import { buildWorkServices, type WorkServices } from "./work.js";
 import type { ExecutionEndpoint } from "./task.executor.js";
 import { DomainError } from "../shared/errors.js";
-import { SecretBox } from "../shared/crypto/secret-box.js";
+import { MachineAgentRepository } from "./machine-agent.repository.js";
 import { MachineAgentService } from "./machine-agent.service.js";
 import { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
 import { RuntimeEndpointService } from "./runtime-endpoint.service.js";
@@ -60,7 +61,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const machineAgents = new MachineAgentService(
     store,
     runtimeEndpoints,
-    endpointRows,
+    new MachineAgentRepository(),
     { maxLeaseSeconds: settings.maxLeaseSeconds, maxEndpoints: settings.maxHeartbeatEndpoints },
     clock,
   );
@@ -70,7 +71,14 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const services: MarketsServices = { ...work, store, identityChallenges, marketMachines, runtimeEndpoints, machineAgents };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
-  return { schema, services };
+  const jobs: BackgroundJob[] = [
+    {
+      name: "identity challenge cleanup",
+      intervalMs: settings.identityCleanupIntervalMs,
+      run: () => identityChallenges.cleanup(settings.identityCleanupGraceSeconds),
+    },
+  ];
+  return { schema, services, jobs };
 }
 
 /** The executor's view of a runtime endpoint lookup: none (NOT_FOUND, or a lapsed lease) is null. */

@@ -10,7 +10,8 @@ import type { Clock } from "../shared/clock.js";
 import type { MarketMachineAgent as AgentRow } from "../shared/db/generated/client.js";
 import { recordAuditEvent, type AuditActor } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
-import { requireActiveMachine } from "./machine-guard.js";
+import { assertActive, requireActiveMachine } from "./machine-guard.js";
+import type { MachineAgentRepository } from "./machine-agent.repository.js";
 import {
   MachineAgentStatus,
   type EnrollMachineAgentInput,
@@ -21,7 +22,7 @@ import {
   type MachineAgentPage,
 } from "./machine-agent.type.js";
 import { pageOf, pageRequest } from "./pagination.js";
-import type { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
+import type { RuntimeEndpointRow } from "./runtime-endpoint.repository.js";
 import { providerKeyOf, type RuntimeEndpointService } from "./runtime-endpoint.service.js";
 import type { MarketsStore } from "./store.js";
 
@@ -56,7 +57,7 @@ export class MachineAgentService {
   constructor(
     private readonly store: MarketsStore,
     private readonly endpoints: RuntimeEndpointService,
-    private readonly endpointRows: RuntimeEndpointRepository,
+    private readonly agents: MachineAgentRepository,
     private readonly limits: HeartbeatLimits,
     private readonly clock: Clock,
   ) {}
@@ -138,7 +139,7 @@ export class MachineAgentService {
     if (!AGENT_TOKEN.test(agentToken)) throw MarketsErrors.agentAuthInvalid();
     const now = new Date(this.clock.now());
     const result = await this.store.write(async (tx) => {
-      const agent = await tx.marketMachineAgent.findUnique({ where: { tokenHash: tokenHash(agentToken) } });
+      const agent = await this.agents.lockByToken(tx, tokenHash(agentToken));
       if (!agent) throw MarketsErrors.agentAuthInvalid();
       if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
       const { leaseSeconds, endpoints } = input;
@@ -147,22 +148,39 @@ export class MachineAgentService {
       const keys = endpoints.map((endpoint) => providerKeyOf(endpoint.providerKey));
       if (new Set(keys).size !== keys.length) throw MarketsErrors.validation();
       if (keys.some((key) => !agent.allowedProviderKeys.includes(key))) throw MarketsErrors.agentPolicyDenied();
-      await requireActiveMachine(tx, agent.machineId);
+      assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified });
       const leaseExpiresAt = new Date(now.getTime() + leaseSeconds * 1000);
-      const rows = [];
-      for (const [index, endpoint] of endpoints.entries()) {
+      const reports = endpoints.map((endpoint, index) => {
         const values = this.endpoints.values(agent.machineId, keys[index]!, { ...endpoint, leaseExpiresAt: null }, "agent");
-        const { row } = await this.endpointRows.upsert(tx, agent.machineId, keys[index]!, { ...values, leaseExpiresAt, agentId: agent.id }, now);
-        rows.push(row);
-      }
-      const updated = await tx.marketMachineAgent.update({ where: { id: agent.id }, data: { status: "active", lastSeenAt: now, updatedAt: now } });
-      await recordAuditEvent(tx, {
+        return { providerKey: keys[index]!, values: { ...values, leaseExpiresAt, agentId: agent.id } };
+      });
+      const written = await this.agents.recordHeartbeat(tx, agent, reports, now, {
         kind: "machine-agent.heartbeat",
         machineId: agent.machineId,
         actor: { type: "machine-agent", id: agent.id },
         occurredAt: now,
         data: { agentId: agent.id, providerKeys: keys, leaseExpiresAt: leaseExpiresAt.toISOString() },
       });
+      const createdAt = new Map(written.map((row) => [row.providerKey, new Date(row.createdAt)]));
+      const rows: RuntimeEndpointRow[] = reports.map(({ providerKey, values }) => ({
+        machineId: agent.machineId,
+        providerKey,
+        ...values,
+        createdAt: createdAt.get(providerKey)!,
+        updatedAt: now,
+      }));
+      const updated: AgentRow = {
+        id: agent.id,
+        machineId: agent.machineId,
+        label: agent.label,
+        status: "active",
+        tokenHash: new Uint8Array(0),
+        allowedProviderKeys: agent.allowedProviderKeys,
+        lastSeenAt: now,
+        revokedAt: agent.revokedAt,
+        createdAt: new Date(agent.createdAt),
+        updatedAt: now,
+      };
       return { agent: updated, rows, leaseExpiresAt };
     });
     return {

@@ -11,7 +11,9 @@
  * 4. GET /mcr/{did} (document 2) cached, against a bare node:http handler answering the same JSON, with the verify read
  *    route's ratio from step 1 as the target; and uncached (a second platform with MCR_CACHE_TTL=0).
  * 5. Scoring a machine with 10,000 events, cold and warm (mcr-scoring.ts).
- * 6. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
+ * 6. Document 3: machine-agent heartbeats per second with 1,000 enrolled agents vs a bare node:http handler, on
+ *    PGlite and (with DATABASE_URL) PostgreSQL (markets-heartbeats.ts).
+ * 7. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -22,6 +24,7 @@ import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
+import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -118,6 +121,8 @@ async function main(): Promise<void> {
     await benchEvidenceChecks(ROUNDS);
     console.error("MCR scoring of 10,000 events ...");
     await benchMcrScoring(ROUNDS);
+    console.error("machine-agent heartbeats ...");
+    await benchHeartbeats({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
     await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
   } finally {
     for (const child of processes.reverse()) await child.stop();

@@ -2,6 +2,8 @@
  * The operator CLI's `agent run` against a running platform: it enrols, sends heartbeats that renew the endpoint's
  * lease, and stops with exit 1 once the agent is revoked.
  */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../verify/helpers.js";
 import { api, bindMachine, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
@@ -13,6 +15,21 @@ beforeAll(async () => {
   machineId = (await bindMachine(p, p.machine("active", 0))).id;
 }, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
+
+describe("cli identity sign", () => {
+  it("signs a challenge with the demo controller key: the proof binds the machine", async () => {
+    const machine = p.machine("active", 1);
+    const challenge = expectOk(await api(p, "POST", "/machine-identity/challenges", { identityRef: machine.did }), 201);
+    const file = path.join(p.dataDir, "challenge.json");
+    await writeFile(file, JSON.stringify(challenge));
+    const run = await runCli(p, ["identity", "sign", "--challenge", file]);
+    expect(run.code, run.stderr).toBe(0);
+    const proof = JSON.parse(run.stdout);
+    expect(proof.challengeId).toBe(challenge.item.challengeId);
+    const created = expectOk(await api(p, "POST", "/machines", { displayName: "via cli", identityRef: machine.did, identityProof: proof }), 201).item;
+    expect(created.identityProof.signerAddress).toBe(machine.controllerAddress);
+  });
+});
 
 describe("cli agent run", () => {
   it("enrols, then each heartbeat renews the lease of the reported endpoint", async () => {

@@ -14,6 +14,7 @@ import {
   bindMachine,
   expectMarketsError,
   expectOk,
+  marketsServices,
   PLATFORM_START_TIMEOUT_MS,
   prismaOf,
   signedProof,
@@ -260,6 +261,26 @@ describe("GraphQL", () => {
     expect(missing.body.errors?.[0]?.extensions?.code).toBe("MACHINE_IDENTITY_EXISTS");
     const page = await graphql(p.graphql, `{ marketMachines(limit: 1) { items { id } nextCursor } }`);
     expect(page.body.data.marketMachines.items).toHaveLength(1);
+  });
+});
+
+describe("identity challenge cleanup (the job, run on demand)", () => {
+  it("deletes challenges expired longer than the grace, used or not, and keeps the rest", async () => {
+    const machine = p.machine("active", 0);
+    const fresh = await signedProof(p, machine.did, machine.controllerPrivateKey);
+    const { identityChallenges } = marketsServices(p);
+    offsetMs = 301_000 + 3600_000;
+    let deleted;
+    try {
+      deleted = await identityChallenges.cleanup(3600);
+    } finally {
+      offsetMs = 0;
+    }
+    expect(deleted).toBeGreaterThan(0);
+    expect(await prismaOf(p).marketIdentityChallenge.count({ where: { id: fresh.challengeId } })).toBe(0);
+    const kept = await signedProof(p, machine.did, machine.controllerPrivateKey);
+    expect(await identityChallenges.cleanup(3600)).toBe(0);
+    expect(await prismaOf(p).marketIdentityChallenge.count({ where: { id: kept.challengeId } })).toBe(1);
   });
 });
 

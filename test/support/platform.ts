@@ -40,6 +40,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     DEMO_PROVIDER_PORT: "0",
     LOG_LEVEL: "silent",
     VERIFY_CLEANUP_INTERVAL_MS: "0",
+    MACHINE_IDENTITY_CLEANUP_INTERVAL_MS: "0",
     CHAIN_POLL_MS: "50",
     ...env,
   });

@@ -14,6 +14,9 @@ export interface MarketsConfig {
   identityVerification: IdentityVerificationMode;
   /** Lifetime of a machine identity challenge (1..600 s). */
   identityChallengeTtlSeconds: number;
+  /** Period of the job deleting identity challenges that expired more than `identityCleanupGraceSeconds` ago (0: no timer). */
+  identityCleanupIntervalMs: number;
+  identityCleanupGraceSeconds: number;
   /**
    * 32-byte AES-256-GCM key (64 hex characters) for runtime-endpoint auth tokens at rest (MARKETS_SECRETS_KEY); dev
    * default fixed and documented. Unset in production: storing an authToken answers SERVICE_UNAVAILABLE.
@@ -46,6 +49,8 @@ export function loadMarketsConfig(env: Env): MarketsConfig {
   return {
     identityVerification: mode,
     identityChallengeTtlSeconds: ttl,
+    identityCleanupIntervalMs: Math.max(0, int(env, "MACHINE_IDENTITY_CLEANUP_INTERVAL_MS", 60_000)),
+    identityCleanupGraceSeconds: Math.max(0, int(env, "MACHINE_IDENTITY_CLEANUP_GRACE_SECONDS", 3600)),
     secretsKey: secretsKey(env.MARKETS_SECRETS_KEY, devMode),
     maxLeaseSeconds: maxLease,
     maxHeartbeatEndpoints: Math.max(1, int(env, "MACHINE_AGENT_MAX_HEARTBEAT_ENDPOINTS", 32)),

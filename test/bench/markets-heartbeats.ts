@@ -1,0 +1,172 @@
+/**
+ * Document 3: machine-agent heartbeats per second with 1,000 enrolled agents, through the REST shim (role `all`),
+ * beside a bare node:http handler answering the same JSON (the same-run baseline). Each agent reports its own
+ * provider key, so every heartbeat upserts its own endpoint row, updates its agent and writes its audit event in one
+ * transaction. On PGlite, and on PostgreSQL (a throw-away database) when DATABASE_URL is set (target: >= 1,000/s).
+ *
+ * Standalone: `npx tsx test/bench/markets-heartbeats.ts` (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS).
+ */
+import autocannon from "autocannon";
+import { Wallet } from "ethers";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createPostgresDatabase } from "../support/db.js";
+import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+
+export const AGENTS = 1000;
+
+interface Options {
+  rounds: number;
+  durationS: number;
+  connections: number;
+}
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+function summarize(name: string, samples: Sample[]) {
+  const s = { rps: median(samples.map((x) => x.rps)), p50: median(samples.map((x) => x.p50)), p99: median(samples.map((x) => x.p99)) };
+  const errors = samples.reduce((sum, x) => sum + x.non2xx, 0);
+  console.log(`  ${name.padEnd(34)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50} ms   p99 ${s.p99} ms${errors ? `   non-2xx ${errors}` : ""}`);
+  return s;
+}
+
+async function post(url: string, body: unknown): Promise<any> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** Starts role `all`, binds demo machine 1 and enrols AGENTS agents, each allowed its own provider key. */
+async function preparePlatform(dataDir: string, env: Record<string, string>): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
+  const [http, markets, graphql, anvil, mcr2, altchain] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const process = await startRole(["all"], {
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(http),
+    MARKETS_PORT: String(markets),
+    GRAPHQL_PORT: String(graphql),
+    ANVIL_PORT: String(anvil),
+    MCR2_PORT: String(mcr2),
+    ALTCHAIN_RPC_PORT: String(altchain),
+    RATE_LIMIT_MARKETS_PER_IP: "1000000000",
+    ...env,
+  }, 180_000);
+  const api = `http://127.0.0.1:${markets}/api/v1`;
+  const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
+  const machine = demo.machines[0];
+  const challenge = (await post(`${api}/machine-identity/challenges`, { identityRef: machine.did })).item;
+  const signature = await new Wallet(machine.controllerPrivateKey).signMessage(challenge.message);
+  const record = (await post(`${api}/machines`, { displayName: "bench", identityRef: machine.did, identityProof: { challengeId: challenge.challengeId, signature } })).item;
+  const tokens: string[] = new Array(AGENTS);
+  const enrol = async (start: number) => {
+    for (let i = start; i < AGENTS; i += 8) {
+      tokens[i] = (await post(`${api}/machines/${record.id}/agents/enrollment`, { label: `agent ${i}`, allowedProviderKeys: [`p${i}`] })).item.agentToken;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, (_, start) => enrol(start)));
+  return { process, api, tokens };
+}
+
+function heartbeatBody(token: string, index: number): string {
+  return JSON.stringify({ agentToken: token, leaseSeconds: 60, endpoint: { providerKey: `p${index}`, endpointBaseUrl: `http://10.0.${index >> 8}.${index & 255}:8080` } });
+}
+
+async function sample(url: string, options: Options): Promise<Sample> {
+  const result = await autocannon({ url, connections: options.connections, duration: options.durationS });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+/** One autocannon run whose requests cycle through every agent. */
+async function heartbeats(url: string, tokens: string[], options: Options): Promise<Sample> {
+  let next = 0;
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.durationS,
+    requests: [
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        setupRequest: (request) => {
+          const index = next++ % tokens.length;
+          return { ...request, body: heartbeatBody(tokens[index]!, index) };
+        },
+      },
+    ],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function measure(label: string, dataDir: string, env: Record<string, string>, bareUrl: string, options: Options, processes: RoleProcess[]) {
+  console.error(`heartbeats on ${label}: starting a platform and enrolling ${AGENTS} agents ...`);
+  const platform = await preparePlatform(dataDir, env);
+  processes.push(platform.process);
+  const url = `${platform.api}/machine-agents/heartbeat`;
+  await heartbeats(url, platform.tokens, { ...options, durationS: 2 });
+  const shim: Sample[] = [];
+  const bare: Sample[] = [];
+  const read: Sample[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    console.error(`round ${round}/${options.rounds}: heartbeats (${label}) ...`);
+    bare.push(await heartbeats(bareUrl, platform.tokens, options));
+    // The same stack without writes: what the shim, gateway and subgraph cost on this machine right now.
+    read.push(await sample(`${platform.api}/machines?limit=1`, options));
+    shim.push(await heartbeats(url, platform.tokens, options));
+  }
+  console.log(`\nPOST /api/v1/machine-agents/heartbeat, ${AGENTS} agents, ${label}, ${options.connections} connections, ${options.rounds} x ${options.durationS}s (medians)`);
+  const b = summarize("bare node:http (baseline)", bare);
+  const r = summarize("GET /api/v1/machines?limit=1 (stack)", read);
+  const s = summarize(`heartbeats, ${label}`, shim);
+  console.log(`  heartbeats / bare throughput       ${((100 * s.rps) / b.rps).toFixed(1)}%`);
+  console.log(`  heartbeats / stack read            ${((100 * s.rps) / r.rps).toFixed(1)}%`);
+  await platform.process.stop();
+  return s;
+}
+
+export async function benchHeartbeats(options: Options): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-heartbeats-"));
+  const processes: RoleProcess[] = [];
+  try {
+    const bodyFile = path.join(dataDir, "heartbeat-answer.json");
+    await writeFile(bodyFile, JSON.stringify({ item: { agent: { id: "magt_0", status: "active" }, endpoints: [], leaseExpiresAt: new Date().toISOString() } }));
+    const barePort = await freePort();
+    const bare = await startRole([], {}, 30_000, ["test/bench/bare-server.ts", String(barePort), bodyFile]);
+    processes.push(bare);
+    const bareUrl = `http://127.0.0.1:${barePort}/api/v1/machine-agents/heartbeat`;
+    // Children inherit this process's environment: an empty DATABASE_URL keeps the PGlite run on PGlite.
+    await measure("PGlite", path.join(dataDir, "pglite"), { DATABASE_URL: "" }, bareUrl, options, processes);
+    if (process.env.DATABASE_URL) {
+      const database = await createPostgresDatabase();
+      try {
+        await measure("PostgreSQL", path.join(dataDir, "pg"), { DATABASE_URL: database.url }, bareUrl, options, processes);
+      } finally {
+        await database.drop();
+      }
+    } else {
+      console.log("  (set DATABASE_URL to measure heartbeats on PostgreSQL too)");
+    }
+  } finally {
+    for (const child of processes.reverse()) await child.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  benchHeartbeats({
+    rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+    durationS: Number(process.env.BENCH_SECONDS ?? 5),
+    connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
+  }).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
