@@ -57,6 +57,7 @@ async function preparePlatform(dataDir: string, env: Record<string, string>): Pr
     ANVIL_PORT: String(anvil),
     MCR2_PORT: String(mcr2),
     ALTCHAIN_RPC_PORT: String(altchain),
+    DEMO_PROVIDER_PORT: "0",
     RATE_LIMIT_MARKETS_PER_IP: "1000000000",
     ...env,
   }, 180_000);
