@@ -4,7 +4,8 @@
  * one transaction, every change in the audit log, bad input changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { graphql, startTestPlatform, type TestPlatform } from "../support/platform.js";
+import { graphql, type TestPlatform } from "../support/platform.js";
+import { PLATFORM_START_TIMEOUT_MS, startMarketsPlatform } from "./helpers.js";
 import { marketsCall, seedMarketMachine } from "../support/markets.js";
 
 let p: TestPlatform;
@@ -13,9 +14,9 @@ const call = (method: string, path: string, body?: unknown) => marketsCall(p.mar
 const db = () => p.platform.database!;
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startMarketsPlatform();
   machine = (await seedMarketMachine(db())).id;
-});
+}, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
 
 async function auditKinds(entityId: string): Promise<string[]> {

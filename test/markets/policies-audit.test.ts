@@ -3,7 +3,8 @@
  * GET /audit-events with machine, kind, actor and time filters and keyset cursors. Neither family checks machines.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { graphql, startTestPlatform, type TestPlatform } from "../support/platform.js";
+import { graphql, type TestPlatform } from "../support/platform.js";
+import { PLATFORM_START_TIMEOUT_MS, startMarketsPlatform } from "./helpers.js";
 import { marketsCall, seedMarketMachine } from "../support/markets.js";
 
 let p: TestPlatform;
@@ -11,8 +12,8 @@ const call = (method: string, path: string, body?: unknown) => marketsCall(p.mar
 const db = () => p.platform.database!;
 
 beforeAll(async () => {
-  p = await startTestPlatform();
-});
+  p = await startMarketsPlatform();
+}, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
 
 describe("policies", () => {
