@@ -59,6 +59,14 @@ export class AuditService {
    * whatever its depth (Prisma's OR form of the keyset bound would be a filter, not an index bound).
    */
   async list(filter: AuditFilter, page: { limit?: number | null; cursor?: string | null }) {
+    const { limit, statement } = this.statement(filter, page);
+    const rows = await inStore(() => this.db.prisma.$queryRaw<AuditRow[]>(statement), MarketsErrors.storeUnavailable, this.log);
+    const result = pageOf(rows, limit, (e) => [e.occurred_at.toISOString(), e.id.toString()]);
+    return { items: result.items.map(rowView), nextCursor: result.nextCursor };
+  }
+
+  /** The page's one SQL statement (also what the bench EXPLAINs). */
+  statement(filter: AuditFilter, page: { limit?: number | null; cursor?: string | null }): { limit: number; statement: Prisma.Sql } {
     const { limit, after } = pageRequest(page.limit, page.cursor, 2);
     const given = (v: string | null | undefined) => (v === null || v === undefined ? undefined : text(v, 200));
     const actorType = given(filter.actorType);
@@ -83,15 +91,9 @@ export class AuditService {
     if (until) conditions.push(Prisma.sql`occurred_at < ${until}`);
     if (position) conditions.push(Prisma.sql`(occurred_at, id) < (${position.at}, ${position.id})`);
     const where = conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
-    const rows = await inStore(
-      () =>
-        this.db.prisma.$queryRaw<AuditRow[]>`
-          SELECT id, kind, machine_id, actor_type, actor_id, occurred_at, data FROM market_audit_event ${where}
-          ORDER BY occurred_at DESC, id DESC LIMIT ${limit + 1}`,
-      MarketsErrors.storeUnavailable,
-      this.log,
-    );
-    const result = pageOf(rows, limit, (e) => [e.occurred_at.toISOString(), e.id.toString()]);
-    return { items: result.items.map(rowView), nextCursor: result.nextCursor };
+    const statement = Prisma.sql`
+      SELECT id, kind, machine_id, actor_type, actor_id, occurred_at, data FROM market_audit_event ${where}
+      ORDER BY occurred_at DESC, id DESC LIMIT ${limit + 1}`;
+    return { limit, statement };
   }
 }
