@@ -166,7 +166,7 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
 
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();
-      const { rows } = await client.query(`SELECT name, count(*)::int AS n FROM ${TRACKING_TABLE} GROUP BY name`);
+      const { rows } = await client.query(`SELECT name, count(*)::int AS n FROM ${TRACKING_TABLE} GROUP BY name ORDER BY name`);
       await client.end();
       expect(rows.map((r) => r.name)).toEqual((await loadMigrations()).map((m) => m.name));
       expect(rows.every((r) => r.n === 1)).toBe(true);

@@ -174,6 +174,21 @@ describe("POST /machines with identity verification `required` (the default)", (
     expect(await counts()).toEqual(before);
   });
 
+  it("a proof raced by parallel requests is used exactly once", async () => {
+    const machine = p.machine("active", 3);
+    const record = await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { onChainMachineId: machine.machineId } });
+    const { challengeId, signature } = await signedProof(p, machine.did, machine.controllerPrivateKey);
+    const before = await prismaOf(p).marketAuditEvent.count({ where: { machineId: record.id } });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api(p, "PATCH", `/machines/${record.id}`, { displayName: `race ${i}`, identityProof: { challengeId, signature } })),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const answer of answers.filter((a) => a.status !== 200)) expectMarketsError(answer, 401, "MACHINE_IDENTITY_PROOF_INVALID");
+    expect(await prismaOf(p).marketAuditEvent.count({ where: { machineId: record.id } })).toBe(before + 1);
+    const winner = answers.find((a) => a.status === 200)!.json().item;
+    expect((await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: record.id } })).displayName).toBe(winner.displayName);
+  });
+
   it("409 MACHINE_IDENTITY_EXISTS for a second record of the same identity (either spelling)", async () => {
     const machine = p.machine("active", 3);
     const ref = `service:machine:${machine.machineId}`;
