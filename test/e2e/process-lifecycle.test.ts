@@ -29,6 +29,10 @@ beforeAll(async () => {
     GRAPHQL_PORT: String(graphql),
     ANVIL_PORT: String(anvil),
     SHUTDOWN_GRACE_MS: "3000",
+    // `npm start`'s own defaults: children inherit this process's environment, and a DATABASE_URL set for the
+    // PostgreSQL suites would put these platforms on that shared server database (where other runs' challenges
+    // fill the open-challenge caps) instead of PGlite.
+    DATABASE_URL: "",
   };
 });
 afterAll(async () => {
