@@ -30,6 +30,10 @@ beforeAll(async () => {
     ANVIL_PORT: String(anvil),
     DEMO_PROVIDER_PORT: "0",
     SHUTDOWN_GRACE_MS: "3000",
+    // `npm start`'s own defaults: children inherit this process's environment, and a DATABASE_URL set for the
+    // PostgreSQL suites would put these platforms on that shared server database (where other runs' challenges
+    // fill the open-challenge caps) instead of PGlite.
+    DATABASE_URL: "",
   };
 });
 afterAll(async () => {
