@@ -18,9 +18,11 @@ interface NativeKeccakHash {
   digest(): Buffer;
 }
 
+const require = createRequire(import.meta.url);
+
 function loadNative(): ((algorithm: "keccak256") => NativeKeccakHash) | null {
   try {
-    return createRequire(import.meta.url)("keccak/bindings") as (algorithm: "keccak256") => NativeKeccakHash;
+    return require("keccak/bindings") as (algorithm: "keccak256") => NativeKeccakHash;
   } catch {
     return null;
   }

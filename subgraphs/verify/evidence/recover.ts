@@ -32,10 +32,12 @@ interface NativeSecp256k1 {
 
 const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
+const require = createRequire(import.meta.url);
+
 function loadNative(): NativeSecp256k1 | null {
   try {
     // `secp256k1/bindings` is the native entry only (no elliptic fallback); it throws when no prebuilt binary fits.
-    return createRequire(import.meta.url)("secp256k1/bindings") as NativeSecp256k1;
+    return require("secp256k1/bindings") as NativeSecp256k1;
   } catch {
     return null;
   }
