@@ -14,9 +14,12 @@
  * re-evaluates on the committed value, so instances serialise only on the same machine row or the same shard row.
  * Since counters never undercount, a challenge the fast path inserts never breaks a cap.
  *
- * Slow path, when the fast path inserted nothing: one transaction locks the machine row, recounts that machine's open
- * challenges exactly and refuses when it is at the cap; otherwise it locks every shard row (always in the same order),
- * recounts every shard exactly and inserts into a shard with room, or refuses when none has. Every insert holds the
+ * When the fast path inserted nothing, one transaction locks the machine row and recounts that machine exactly: at
+ * its cap, the request is refused; otherwise the counter is set to the exact count and the fast path runs once more.
+ * Only when that fails too does the slow path run: one transaction locks the machine row, recounts the machine (and
+ * refuses at its cap), then locks every shard row (always in the same order), recounts every shard exactly and inserts
+ * into a shard with room, or refuses when none has. Shard counters reach their caps only after about total / 16
+ * issuances into them, so the all-shards path is rare unless the total is nearly used up. Every insert holds the
  * machine row and a shard row until it commits, so the recounts see every challenge that can count. A refusal is
  * therefore only ever decided on exact counts; the fast path never refuses.
  *
@@ -63,6 +66,10 @@ export class IssuanceCapsRepository {
     for (let attempt = 1; ; attempt++) {
       try {
         if (await this.fastPath(c, caps)) return true;
+        // Usually only the machine's counter is stale (its challenges closed or expired): recount that machine alone,
+        // which refuses exactly when it is at its cap, and try the fast path again before taking every shard row.
+        if ((await this.recountMachine(c.machineId, nowSeconds)) >= caps.perMachine) return false;
+        if (await this.fastPath(c, caps)) return true;
         return await this.slowPath(c, caps, nowSeconds);
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isDeadlockOrConflict(error)) throw error;
@@ -94,6 +101,21 @@ export class IssuanceCapsRepository {
     // When the machine row was incremented but the shard was full, the machine counter overcounts by one: safe (it
     // stays an upper bound), and the slow path that follows recounts it.
     return Number(row?.inserted) === 1;
+  }
+
+  /** Sets the machine's counter to its exact open count, under the machine row's lock; returns the count. */
+  private recountMachine(machineId: string, nowSeconds: bigint): Promise<number> {
+    return this.db.prisma.$transaction(async (tx) => {
+      const scope = machineScope(machineId);
+      await tx.$executeRaw`
+        INSERT INTO verify_issuance_counter (scope, open) VALUES (${scope}, 0) ON CONFLICT (scope) DO NOTHING`;
+      await tx.$queryRaw`SELECT open FROM verify_issuance_counter WHERE scope = ${scope} FOR UPDATE`;
+      const [{ n }] = await tx.$queryRaw<Array<{ n: number }>>`
+        SELECT count(*)::int AS n FROM verify_challenge
+        WHERE machine_id = ${machineId} AND state IN ('issued', 'checking') AND expires_at > ${nowSeconds}`;
+      await tx.$executeRaw`UPDATE verify_issuance_counter SET open = ${n} WHERE scope = ${scope}`;
+      return Number(n);
+    });
   }
 
   private slowPath(c: IssuedChallenge, caps: OpenChallengeCaps, nowSeconds: bigint): Promise<boolean> {
