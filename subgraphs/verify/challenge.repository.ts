@@ -9,6 +9,7 @@
  *   issued, expired and unused --cleanup--> deleted
  */
 import type { Database } from "../shared/db/index.js";
+import { IssuanceCapsRepository } from "./issuance-caps.repository.js";
 
 export type ChallengeState = "issued" | "checking" | "consumed" | "rejected";
 
@@ -61,9 +62,6 @@ export interface StoredEvidence extends PendingEvidence {
 
 export class OpenChallengeCapExceeded extends Error {}
 
-/** Serialises issuance so the open-challenge caps hold across instances (pg_advisory_xact_lock key). */
-const ISSUANCE_LOCK_KEY = 0x76657269; // "veri"
-
 interface LockedChallenge extends ChallengeRow {
   state: ChallengeState;
   submissionHash: string | null;
@@ -72,37 +70,22 @@ interface LockedChallenge extends ChallengeRow {
 }
 
 export class ChallengeRepository {
-  constructor(private readonly db: Database) {}
+  private readonly caps: IssuanceCapsRepository;
+  constructor(private readonly db: Database) {
+    this.caps = new IssuanceCapsRepository(db);
+  }
 
   /**
-   * Inserts the challenge unless the machine or the service is at its cap of open challenges.
-   *
-   * One batch transaction: the advisory lock first, so issuance is serialised across instances, then one conditional
-   * INSERT whose counts see every challenge committed before the lock was granted (under READ COMMITTED each statement
-   * takes a fresh snapshot). A batch is a single round trip, unlike an interactive transaction, and issuance holds
-   * the lock only that long.
+   * Inserts the challenge unless the machine or the service is at its cap of open challenges, exactly across
+   * instances and without a global lock: counter rows per machine and per shard of the total
+   * (issuance-caps.repository.ts).
    */
   async createWithinCaps(
     c: NewChallenge,
     caps: { perMachine: number; total: number },
     nowSeconds: bigint,
   ): Promise<void> {
-    const { prisma } = this.db;
-    const [, inserted] = await prisma.$transaction([
-      prisma.$executeRaw`SELECT pg_advisory_xact_lock(${ISSUANCE_LOCK_KEY})`,
-      prisma.$queryRaw<Array<{ id: string }>>`
-        INSERT INTO verify_challenge (id, nonce_hash, machine_id, machine_did, did_controller, chain_id, profile,
-                                      protocol, verifier, issued_at, expires_at, state, updated_at)
-        SELECT ${c.id}::uuid, ${c.nonceHash}, ${c.machineId}, ${c.machineDid}, ${c.didController}, ${c.chainId},
-               ${c.profile}, ${c.protocol}, ${c.verifier}, ${c.issuedAt}, ${c.expiresAt}, 'issued', now()
-        WHERE (SELECT count(*) FROM verify_challenge
-               WHERE machine_id = ${c.machineId} AND state IN ('issued', 'checking') AND expires_at > ${nowSeconds})
-              < ${caps.perMachine}
-          AND (SELECT count(*) FROM verify_challenge
-               WHERE state IN ('issued', 'checking') AND expires_at > ${nowSeconds}) < ${caps.total}
-        RETURNING id`,
-    ]);
-    if (inserted.length === 0) throw new OpenChallengeCapExceeded();
+    if (!(await this.caps.insertWithinCaps(c, caps, nowSeconds))) throw new OpenChallengeCapExceeded();
   }
 
   /**

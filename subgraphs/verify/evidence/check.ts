@@ -7,12 +7,10 @@
  */
 import { verify } from "node:crypto";
 import type { ChipVendorProfile, ServiceNamespace } from "../../shared/config.js";
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bigIntToBytes, fromBase64url, fromHex, sha256, toHex } from "./encoding.js";
 import {
   CONTROLLER_PROOF_SCHEME,
   REVOCATION_STATUS,
-  addressOfPublicKey,
   certificateFingerprint,
   chipPrehashInput,
   chipRef as deriveChipRef,
@@ -27,6 +25,7 @@ import {
   type EvidenceProfile,
 } from "./format.js";
 import { CHALLENGE_FIELDS, type ChipChallenge, type EvidenceFile } from "./schema.js";
+import { recoverAddress } from "./recover.js";
 import { validateChain, type TrustBundle } from "./trust.js";
 
 /** The machine as the chain shows it at submission time. */
@@ -60,7 +59,15 @@ export async function checkEvidence(evidence: EvidenceFile, ctx: EvidenceCheckCo
       machineContextProblem(ctx, profile.didMethod) ??
       (await certificateAndSignatureProblem(evidence, ctx));
     if (reason) return { ok: false, reason };
-    return { ok: true, chipRef: evidence.chipRef, evidenceHash: evidenceHash(evidence) };
+    // The hash re-canonicalises the whole file; intake already hashed the request bytes, so only compute on demand.
+    let hash: string | undefined;
+    return {
+      ok: true,
+      chipRef: evidence.chipRef,
+      get evidenceHash() {
+        return (hash ??= evidenceHash(evidence));
+      },
+    };
   } catch (error) {
     // Defensive: a library throwing on hostile input must still end as a rejection, not a 500.
     return { ok: false, reason: `unexpected: ${(error as Error).message}` };
@@ -135,13 +142,4 @@ async function certificateAndSignatureProblem(e: EvidenceFile, ctx: EvidenceChec
     return "controller signature: does not recover to the DID controller";
   }
   return null;
-}
-
-function recoverAddress(digest: Uint8Array, sig: { r: bigint; s: bigint; recovery: 0 | 1 }): string | null {
-  try {
-    const point = new secp256k1.Signature(sig.r, sig.s).addRecoveryBit(sig.recovery).recoverPublicKey(digest);
-    return addressOfPublicKey(point.toBytes(false));
-  } catch {
-    return null;
-  }
 }

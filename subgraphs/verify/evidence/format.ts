@@ -4,9 +4,9 @@
  * are in docs/verify-evidence.md.
  */
 import canonicalize from "canonicalize";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { ServiceNamespace, ChipVendorProfile } from "../../shared/config.js";
 import { bigIntToBytes, bytesToBigInt, sha256, toHex, utf8 } from "./encoding.js";
+import { keccak256 } from "./keccak.js";
 import type { EvidenceFile, EvidenceTranscript } from "./schema.js";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ export function eip191Digest(message: string): Uint8Array {
   const framed = new Uint8Array(prefix.length + body.length);
   framed.set(prefix);
   framed.set(body, prefix.length);
-  return keccak_256(framed);
+  return keccak256(framed);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ export function sameAddress(a: string, b: string): boolean {
 
 /** `0x` + last 20 bytes of keccak256 of the 64-byte X || Y of an uncompressed secp256k1 point, lowercase. */
 export function addressOfPublicKey(uncompressedPoint: Uint8Array): string {
-  return toHex(keccak_256(uncompressedPoint.subarray(1)).subarray(12));
+  return toHex(keccak256(uncompressedPoint.subarray(1)).subarray(12));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

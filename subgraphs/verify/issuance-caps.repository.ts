@@ -1,0 +1,189 @@
+/**
+ * Challenge issuance within the open-challenge caps, exact across instances sharing one database, without a global
+ * lock.
+ *
+ * A challenge is open while its state is `issued` or `checking` and it has not expired. Each machine has a counter row
+ * (`machine:<id>`) and the total cap is split over 16 shard rows (`total:<k>`, shard k may hold
+ * floor(total / 16) + (k < total mod 16 ? 1 : 0)); every challenge records its shard. A counter is an UPPER BOUND of
+ * the open challenges in its scope: issuance increments it, while consumption, rejection, expiry and cleanup lower the
+ * true count without touching it.
+ *
+ * Fast path, one statement: increment the machine's counter if it is under the machine cap, then one random shard's
+ * counter if it is under the shard cap, then insert the challenge if both did. Each increment is a conditional
+ * `INSERT ... ON CONFLICT DO UPDATE ... WHERE open < cap`, which waits for a concurrent writer of the same row and
+ * re-evaluates on the committed value, so instances serialise only on the same machine row or the same shard row.
+ * Since counters never undercount, a challenge the fast path inserts never breaks a cap.
+ *
+ * When the fast path inserted nothing, one transaction locks the machine row and recounts that machine exactly: at
+ * its cap, the request is refused; otherwise the counter is set to the exact count and the fast path runs once more.
+ * Only when that fails too does the slow path run: one transaction locks the machine row, recounts the machine (and
+ * refuses at its cap), then locks every shard row (always in the same order), recounts every shard exactly and inserts
+ * into a shard with room, or refuses when none has. Shard counters reach their caps only after about total / 16
+ * issuances into them, so the all-shards path is rare unless the total is nearly used up. Every insert holds the
+ * machine row and a shard row until it commits, so the recounts see every challenge that can count. A refusal is
+ * therefore only ever decided on exact counts; the fast path never refuses.
+ *
+ * Lock order is machine row, then shard row(s), everywhere; PostgreSQL's deadlock detector is the backstop and a
+ * transaction it aborts is retried. Changing VERIFY_OPEN_CHALLENGES_TOTAL below 16 leaves open challenges of an
+ * earlier configuration in shards that now have no room; they stop counting against the total once they close.
+ */
+import { randomInt } from "node:crypto";
+import { Prisma, type Database } from "../shared/db/index.js";
+
+export const CAP_SHARDS = 16;
+
+export interface IssuedChallenge {
+  id: string;
+  nonceHash: string;
+  machineId: string;
+  machineDid: string;
+  didController: string;
+  chainId: string;
+  profile: string;
+  protocol: string;
+  verifier: string;
+  issuedAt: Date;
+  expiresAt: bigint;
+}
+
+export interface OpenChallengeCaps {
+  perMachine: number;
+  total: number;
+}
+
+/** How many open challenges shard `k` may hold. */
+export function shardCap(total: number, k: number): number {
+  return Math.floor(total / CAP_SHARDS) + (k < total % CAP_SHARDS ? 1 : 0);
+}
+
+const MAX_ATTEMPTS = 4;
+
+export class IssuanceCapsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** True when the challenge was stored; false when a cap refused it (decided on exact counts). */
+  async insertWithinCaps(c: IssuedChallenge, caps: OpenChallengeCaps, nowSeconds: bigint): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await this.fastPath(c, caps)) return true;
+        // Usually only the machine's counter is stale (its challenges closed or expired): recount that machine alone,
+        // which refuses exactly when it is at its cap, and try the fast path again before taking every shard row.
+        if ((await this.recountMachine(c.machineId, nowSeconds)) >= caps.perMachine) return false;
+        if (await this.fastPath(c, caps)) return true;
+        return await this.slowPath(c, caps, nowSeconds);
+      } catch (error) {
+        if (attempt >= MAX_ATTEMPTS || !isDeadlockOrConflict(error)) throw error;
+      }
+    }
+  }
+
+  private async fastPath(c: IssuedChallenge, caps: OpenChallengeCaps): Promise<boolean> {
+    if (caps.perMachine < 1) return false;
+    const shards = Array.from({ length: CAP_SHARDS }, (_, k) => k).filter((k) => shardCap(caps.total, k) > 0);
+    if (shards.length === 0) return false;
+    const shard = shards[randomInt(shards.length)]!;
+    const [row] = await this.db.prisma.$queryRaw<Array<{ inserted: number }>>`
+      WITH m AS (
+        INSERT INTO verify_issuance_counter (scope, open) VALUES (${machineScope(c.machineId)}, 1)
+        ON CONFLICT (scope) DO UPDATE SET open = verify_issuance_counter.open + 1
+        WHERE verify_issuance_counter.open < ${caps.perMachine}
+        RETURNING 1
+      ), s AS (
+        INSERT INTO verify_issuance_counter (scope, open) SELECT ${shardScope(shard)}, 1 WHERE EXISTS (SELECT 1 FROM m)
+        ON CONFLICT (scope) DO UPDATE SET open = verify_issuance_counter.open + 1
+        WHERE verify_issuance_counter.open < ${shardCap(caps.total, shard)}
+        RETURNING 1
+      ), ins AS (
+        ${insertChallengeSql(c, shard)} WHERE EXISTS (SELECT 1 FROM s)
+        RETURNING id
+      )
+      SELECT (SELECT count(*) FROM ins)::int AS inserted`;
+    // When the machine row was incremented but the shard was full, the machine counter overcounts by one: safe (it
+    // stays an upper bound), and the slow path that follows recounts it.
+    return Number(row?.inserted) === 1;
+  }
+
+  /** Sets the machine's counter to its exact open count, under the machine row's lock; returns the count. */
+  private recountMachine(machineId: string, nowSeconds: bigint): Promise<number> {
+    return this.db.prisma.$transaction(async (tx) => {
+      const scope = machineScope(machineId);
+      await tx.$executeRaw`
+        INSERT INTO verify_issuance_counter (scope, open) VALUES (${scope}, 0) ON CONFLICT (scope) DO NOTHING`;
+      await tx.$queryRaw`SELECT open FROM verify_issuance_counter WHERE scope = ${scope} FOR UPDATE`;
+      const [{ n }] = await tx.$queryRaw<Array<{ n: number }>>`
+        SELECT count(*)::int AS n FROM verify_challenge
+        WHERE machine_id = ${machineId} AND state IN ('issued', 'checking') AND expires_at > ${nowSeconds}`;
+      await tx.$executeRaw`UPDATE verify_issuance_counter SET open = ${n} WHERE scope = ${scope}`;
+      return Number(n);
+    });
+  }
+
+  private slowPath(c: IssuedChallenge, caps: OpenChallengeCaps, nowSeconds: bigint): Promise<boolean> {
+    return this.db.prisma.$transaction(async (tx) => {
+      const scope = machineScope(c.machineId);
+      await tx.$executeRaw`
+        INSERT INTO verify_issuance_counter (scope, open) VALUES (${scope}, 0) ON CONFLICT (scope) DO NOTHING`;
+      await tx.$queryRaw`SELECT open FROM verify_issuance_counter WHERE scope = ${scope} FOR UPDATE`;
+      const [{ n: machineOpen }] = await tx.$queryRaw<Array<{ n: number }>>`
+        SELECT count(*)::int AS n FROM verify_challenge
+        WHERE machine_id = ${c.machineId} AND state IN ('issued', 'checking') AND expires_at > ${nowSeconds}`;
+      if (machineOpen >= caps.perMachine) {
+        await tx.$executeRaw`UPDATE verify_issuance_counter SET open = ${machineOpen} WHERE scope = ${scope}`;
+        return false;
+      }
+
+      const all = Array.from({ length: CAP_SHARDS }, (_, k) => shardScope(k));
+      await tx.$executeRaw`
+        INSERT INTO verify_issuance_counter (scope, open)
+        VALUES ${Prisma.join(all.map((x) => Prisma.sql`(${x}, 0)`))} ON CONFLICT (scope) DO NOTHING`;
+      await tx.$queryRaw`
+        SELECT scope FROM verify_issuance_counter WHERE scope IN (${Prisma.join(all)}) ORDER BY scope FOR UPDATE`;
+      const counts = await tx.$queryRaw<Array<{ shard: number; n: number }>>`
+        SELECT cap_shard AS shard, count(*)::int AS n FROM verify_challenge
+        WHERE state IN ('issued', 'checking') AND expires_at > ${nowSeconds} GROUP BY cap_shard`;
+      const open = new Map(counts.map((x) => [Number(x.shard), Number(x.n)]));
+      const exact = all.map((_, k) => open.get(k) ?? 0);
+      const free = exact.map((n, k) => (n < shardCap(caps.total, k) ? k : -1)).filter((k) => k >= 0);
+      const settle = (pairs: Array<[string, number]>) => tx.$executeRaw`
+        UPDATE verify_issuance_counter SET open = x.n
+        FROM (VALUES ${Prisma.join(pairs.map(([scope, n]) => Prisma.sql`(${scope}, ${n}::int)`))}) AS x(scope, n)
+        WHERE verify_issuance_counter.scope = x.scope`;
+      if (free.length === 0) {
+        await settle(all.map((x, k) => [x, exact[k]!]));
+        return false;
+      }
+      const shard = free[randomInt(free.length)]!;
+      exact[shard]! += 1;
+      await settle([...all.map((x, k): [string, number] => [x, exact[k]!]), [scope, machineOpen + 1]]);
+      await tx.$executeRaw(insertChallengeSql(c, shard));
+      return true;
+    });
+  }
+}
+
+function machineScope(machineId: string): string {
+  return `machine:${machineId}`;
+}
+
+function shardScope(k: number): string {
+  return `total:${String(k).padStart(2, "0")}`;
+}
+
+/** The INSERT of one challenge row, as `INSERT ... SELECT` so callers can add a WHERE. */
+function insertChallengeSql(c: IssuedChallenge, shard: number) {
+  return Prisma.sql`
+    INSERT INTO verify_challenge (id, nonce_hash, machine_id, machine_did, did_controller, chain_id, profile, protocol,
+                                  verifier, issued_at, expires_at, state, updated_at, cap_shard)
+    SELECT ${c.id}::uuid, ${c.nonceHash}, ${c.machineId}, ${c.machineDid}, ${c.didController}, ${c.chainId},
+           ${c.profile}, ${c.protocol}, ${c.verifier}, ${c.issuedAt}, ${c.expiresAt}, 'issued', now(), ${shard}`;
+}
+
+function isDeadlockOrConflict(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; meta?: { code?: string } } | null;
+  return (
+    e?.code === "P2034" ||
+    e?.meta?.code === "40P01" ||
+    e?.meta?.code === "40001" ||
+    /deadlock detected|could not serialize/i.test(e?.message ?? "")
+  );
+}
