@@ -3,7 +3,8 @@ import { Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { readDemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
-import { removeDir, startSeededChain, waitUntil, type SeededChain } from "./helpers.js";
+import { removeDir, startSeededChain, type SeededChain } from "./helpers.js";
+import { waitUntil } from "../support/wait.js";
 
 interface CliRun {
   code: number;

@@ -6,7 +6,8 @@ import { connectContract } from "../../subgraphs/shared/chain/contracts.js";
 import { DEMO_SOLANA_GENESIS, DEV_ONBOARDING_TOKEN } from "../../subgraphs/shared/chain/demo.js";
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
-import { removeDir, startSeededChain, waitUntil, type SeededChain } from "./helpers.js";
+import { removeDir, startSeededChain, type SeededChain } from "./helpers.js";
+import { waitUntil } from "../support/wait.js";
 
 describe("embedded chain with the demo fixture", () => {
   let seeded: SeededChain;

@@ -9,7 +9,10 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RATINGS_ERRORS } from "../../rest-shim/errors/ratings.js";
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type RateLimitRule } from "../../rest-shim/rate-limit.js";
-import { call, postHeaders, startShim, testConfig, verifyBody, type RunningShim } from "./helpers.js";
+import { startShim, type RunningShim } from "./helpers.js";
+import { testConfig } from "../support/config.js";
+import { call, postHeaders } from "../support/http.js";
+import { verifyBody } from "../support/verify.js";
 
 const RATE_LIMITED = verifyBody("RATE_LIMITED", "Too many requests; retry later.");
 const REDIS_URL = "redis://127.0.0.1:6379";

@@ -5,17 +5,9 @@
  * never reach GraphQL.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  CHALLENGE,
-  OTHER_TOKEN,
-  TOKEN,
-  call,
-  postHeaders,
-  rawRequest,
-  startShim,
-  verifyBody,
-  type RunningShim,
-} from "./helpers.js";
+import { CHALLENGE, startShim, type RunningShim } from "./helpers.js";
+import { OTHER_ONBOARDING_TOKEN, ONBOARDING_TOKEN, call, postHeaders, rawRequest } from "../support/http.js";
+import { verifyBody } from "../support/verify.js";
 
 const AUTH_REQUIRED = verifyBody("ONBOARDING_AUTH_REQUIRED", "A valid onboarding token is required.");
 const INVALID_REQUEST = verifyBody("INVALID_REQUEST", "The request is not valid.");
@@ -56,7 +48,7 @@ describe("success", () => {
       {
         operation: "CreateChipChallenge",
         variables: { machineId: "1" },
-        request: { clientIp: "127.0.0.1", authorization: `Bearer ${TOKEN}` },
+        request: { clientIp: "127.0.0.1", authorization: `Bearer ${ONBOARDING_TOKEN}` },
       },
     ]);
   });
@@ -75,7 +67,7 @@ describe("success", () => {
   });
 
   it("every configured token is accepted", async () => {
-    expect((await postChallenge('{"machineId":"1"}', postHeaders({ authorization: `Bearer ${OTHER_TOKEN}` }))).status).toBe(201);
+    expect((await postChallenge('{"machineId":"1"}', postHeaders({ authorization: `Bearer ${OTHER_ONBOARDING_TOKEN}` }))).status).toBe(201);
   });
 });
 
@@ -83,13 +75,13 @@ describe("onboarding token (401 ONBOARDING_AUTH_REQUIRED)", () => {
   it.each([
     ["missing", undefined],
     ["empty", ""],
-    ["another scheme", `Basic ${TOKEN}`],
-    ["another spelling of the scheme", `bearer ${TOKEN}`],
+    ["another scheme", `Basic ${ONBOARDING_TOKEN}`],
+    ["another spelling of the scheme", `bearer ${ONBOARDING_TOKEN}`],
     ["no token", "Bearer"],
-    ["two spaces", `Bearer  ${TOKEN}`],
-    ["trailing garbage", `Bearer ${TOKEN} x`],
+    ["two spaces", `Bearer  ${ONBOARDING_TOKEN}`],
+    ["trailing garbage", `Bearer ${ONBOARDING_TOKEN} x`],
     ["unknown token", "Bearer not-a-configured-token"],
-    ["a prefix of a token", `Bearer ${TOKEN.slice(0, -1)}`],
+    ["a prefix of a token", `Bearer ${ONBOARDING_TOKEN.slice(0, -1)}`],
   ])("%s", async (_name, authorization) => {
     const response = await postChallenge('{"machineId":"1"}', postHeaders({ authorization }));
     expectVerifyError(response, 401, AUTH_REQUIRED);
@@ -101,8 +93,8 @@ describe("onboarding token (401 ONBOARDING_AUTH_REQUIRED)", () => {
     const response = await rawRequest(shim.httpPort, [
       "POST /v1/verify/chip/challenge HTTP/1.1",
       "Host: t",
-      `Authorization: Bearer ${TOKEN}`,
-      `authorization: Bearer ${TOKEN}`,
+      `Authorization: Bearer ${ONBOARDING_TOKEN}`,
+      `authorization: Bearer ${ONBOARDING_TOKEN}`,
       "Content-Type: application/json",
       "Content-Length: 17",
     ], ['{"machineId":"1"}']);
@@ -162,7 +154,7 @@ describe("headers (400 INVALID_REQUEST, 406 NOT_ACCEPTABLE)", () => {
     const response = await rawRequest(shim.httpPort, [
       "POST /v1/verify/chip/challenge HTTP/1.1",
       "Host: t",
-      `Authorization: Bearer ${TOKEN}`,
+      `Authorization: Bearer ${ONBOARDING_TOKEN}`,
       "Content-Type: application/json",
       "Content-Type: application/json",
       "Content-Length: 17",
@@ -198,7 +190,7 @@ describe("size (413 REQUEST_TOO_LARGE)", () => {
     const response = await rawRequest(shim.httpPort, [
       "POST /v1/verify/chip/challenge HTTP/1.1",
       "Host: t",
-      `Authorization: Bearer ${TOKEN}`,
+      `Authorization: Bearer ${ONBOARDING_TOKEN}`,
       "Content-Type: application/json",
       "Content-Length: 1025",
     ]);
@@ -234,7 +226,7 @@ describe("size (413 REQUEST_TOO_LARGE)", () => {
     rawRequest(shim.httpPort, [
       "POST /v1/verify/chip/challenge HTTP/1.1",
       "Host: t",
-      `Authorization: Bearer ${TOKEN}`,
+      `Authorization: Bearer ${ONBOARDING_TOKEN}`,
       "Content-Type: application/json",
       "Transfer-Encoding: chunked",
     ], parts);

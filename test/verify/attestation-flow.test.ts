@@ -7,20 +7,12 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually } from "../support/platform.js";
-import {
-  BEARER,
-  OPERATOR_TOKEN,
-  expectReceipt,
-  graphqlCode,
-  issueChallenge,
-  mineBlock,
-  postEvidence,
-  runCli,
-  type VerifyPlatform,
-  PLATFORM_START_TIMEOUT_MS,
-  startVerifyPlatform,
-} from "./helpers.js";
+import { graphqlCode, issueChallenge, mineBlock, postEvidence, type VerifyPlatform, startVerifyPlatform } from "./helpers.js";
+import { runCli } from "../support/cli.js";
+import { BEARER, OPERATOR_TOKEN } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { expectReceipt } from "../support/verify.js";
+import { eventually } from "../support/wait.js";
 
 let p: VerifyPlatform;
 beforeAll(async () => {

@@ -9,20 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectContract } from "../../subgraphs/shared/chain/contracts.js";
 import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
-import {
-  OPERATOR_TOKEN,
-  PLATFORM_START_TIMEOUT_MS,
-  deactivateMachine,
-  evidenceFor,
-  expectReceipt,
-  graphqlCode,
-  issueChallenge,
-  postEvidence,
-  runCli,
-  setController,
-  startVerifyPlatform,
-  type VerifyPlatform,
-} from "./helpers.js";
+import { deactivateMachine, evidenceFor, graphqlCode, issueChallenge, postEvidence, setController, startVerifyPlatform, type VerifyPlatform } from "./helpers.js";
+import { runCli } from "../support/cli.js";
+import { OPERATOR_TOKEN } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { expectReceipt } from "../support/verify.js";
 
 const OPERATOR_AUTH = `Bearer ${OPERATOR_TOKEN}`;
 const TTL_SECONDS = 3600;

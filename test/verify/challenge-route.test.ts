@@ -9,30 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress } from "ethers";
-import { rawRequest } from "../rest-shim/helpers.js";
-import {
-  CHALLENGE_FIELDS,
-  CREATE_CHALLENGE,
-  ONBOARDING_TOKEN,
-  POSTGRES_SKIP_MESSAGE,
-  challengeRowCount,
-  evidenceFor,
-  expectNoEcho,
-  expectVerifyError,
-  expectVerifyHeaders,
-  graphqlCode,
-  postChallenge,
-  postEvidence,
-  postHeaders,
-  send,
-  sql,
-  PLATFORM_START_TIMEOUT_MS,
-  startVerifyPlatform,
-  stopChain,
-  usesPostgres,
-  type HttpAnswer,
-  type VerifyPlatform,
-} from "./helpers.js";
+import { CHALLENGE_FIELDS, CREATE_CHALLENGE, evidenceFor, graphqlCode, postChallenge, postEvidence, startVerifyPlatform, stopChain, type VerifyPlatform } from "./helpers.js";
+import { POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "../support/db.js";
+import { rawRequest, ONBOARDING_TOKEN, postHeaders, send, type HttpAnswer } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { challengeRowCount, expectNoEcho, expectVerifyError, expectVerifyHeaders } from "../support/verify.js";
 
 const ROTATED_TOKEN = "rotated-onboarding-token-2";
 const OPEN_CHALLENGES_TOTAL = 60;

@@ -11,25 +11,11 @@ import { createHash } from "node:crypto";
 import { addressEnvName, CONTRACT_NAMES } from "../../subgraphs/shared/config.js";
 import { buildEvidence } from "../../subgraphs/verify/evidence/kit.js";
 import type { ChipChallenge } from "../../subgraphs/verify/evidence/schema.js";
-import { graphql } from "../support/platform.js";
-import {
-  ONBOARDING_TOKEN,
-  OPERATOR_TOKEN,
-  POSTGRES_SKIP_MESSAGE,
-  evidenceFor,
-  expectReceipt,
-  expectVerifyError,
-  issueChallenge,
-  postChallenge,
-  postEvidence,
-  sql,
-  PLATFORM_START_TIMEOUT_MS,
-  startVerifyPlatform,
-  usesPostgres,
-  withMember,
-  type HttpAnswer,
-  type VerifyPlatform,
-} from "./helpers.js";
+import { graphql, PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { evidenceFor, issueChallenge, postChallenge, postEvidence, startVerifyPlatform, withMember, type VerifyPlatform } from "./helpers.js";
+import { POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "../support/db.js";
+import { ONBOARDING_TOKEN, OPERATOR_TOKEN, type HttpAnswer } from "../support/http.js";
+import { expectReceipt, expectVerifyError } from "../support/verify.js";
 
 const PER_MACHINE_CAP = 3;
 const TOTAL_CAP = 5;

@@ -10,33 +10,10 @@ import { Wallet } from "ethers";
 import { createDemoVendor } from "../../subgraphs/shared/crypto/vendor-ca.js";
 import { buildEvidence } from "../../subgraphs/verify/evidence/kit.js";
 import type { ChipChallenge } from "../../subgraphs/verify/evidence/schema.js";
-import { rawRequest } from "../rest-shim/helpers.js";
-import {
-  BEARER,
-  ONBOARDING_TOKEN,
-  SUBMIT_EVIDENCE,
-  challengeRow,
-  craftEvidence,
-  deactivateMachine,
-  evidenceFor,
-  expectNoEcho,
-  expectReceipt,
-  expectVerifyError,
-  graphqlCode,
-  issueChallenge,
-  NON_CANONICAL_FORMS,
-  postEvidence,
-  postHeaders,
-  send,
-  setController,
-  PLATFORM_START_TIMEOUT_MS,
-  startVerifyPlatform,
-  stopChain,
-  waitUntilPast,
-  withMember,
-  WRONG_MEMBERS,
-  type VerifyPlatform,
-} from "./helpers.js";
+import { SUBMIT_EVIDENCE, craftEvidence, deactivateMachine, evidenceFor, graphqlCode, issueChallenge, NON_CANONICAL_FORMS, postEvidence, setController, startVerifyPlatform, stopChain, waitUntilPast, withMember, WRONG_MEMBERS, type VerifyPlatform } from "./helpers.js";
+import { rawRequest, BEARER, ONBOARDING_TOKEN, postHeaders, send } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { challengeRow, expectNoEcho, expectReceipt, expectVerifyError } from "../support/verify.js";
 
 let p: VerifyPlatform;
 beforeAll(async () => {
