@@ -130,17 +130,17 @@ export interface RawResponse {
 /**
  * Sends `head` (request line and headers, CRLF separated, without the final empty line) and then `body` parts, and
  * reads one response. The socket stays open after the parts unless the server closes it, so a body that is
- * announced but never sent stays unsent.
+ * announced but never sent stays unsent. `timeoutMs` only turns a hang into a failure (no speed claim).
  */
-export function rawRequest(port: number, head: string[], bodyParts: Array<string | Buffer> = []): Promise<RawResponse> {
+export function rawRequest(port: number, head: string[], bodyParts: Array<string | Buffer> = [], timeoutMs = 30_000): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1");
     const started = Date.now();
     let received = Buffer.alloc(0);
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no complete response within 5 s: ${received.toString("latin1")}`));
-    }, 5000);
+      reject(new Error(`no complete response within ${timeoutMs} ms: ${received.toString("latin1")}`));
+    }, timeoutMs);
     const isHead = head[0]!.startsWith("HEAD ");
     const tryParse = () => {
       const response = parseResponse(received, isHead);
