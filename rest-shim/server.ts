@@ -92,8 +92,8 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     ...listenerOptions(deps.config.listeners),
     logger: false,
     // The per-IP limits key on request.ip: behind a load balancer, TRUST_PROXY lets it name the real client.
-    // (Cast: given the union type, Fastify's overloads pick its HTTP/2 signature; at run time all three forms work.)
-    trustProxy: (deps.config.trustProxy ?? false) as boolean,
+    // (Cast: given the union type, Fastify's overloads pick its HTTP/2 signature; at run time every form works.)
+    trustProxy: trustProxyOption(deps.config.trustProxy) as boolean,
     // During shutdown in-flight requests finish normally; Fastify's own 503 body is not in any of our envelopes.
     return503OnClosing: false,
     exposeHeadRoutes: true,
@@ -139,4 +139,16 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     });
   }
   return app;
+}
+
+/**
+ * Fastify's `trustProxy` for TRUST_PROXY. A hop count is passed as a function: Fastify 5.12 turns a bare number into
+ * "trust nothing" (it cannot check who the nearest hop is), which would silently ignore the documented setting. With
+ * `n` the socket peer and the n-1 addresses before it in X-Forwarded-For are proxies, so the client is the address
+ * n hops back; as everywhere hop counts are used, that holds only when the service is reachable through the proxies
+ * alone (docs/operations.md prefers addresses or CIDRs).
+ */
+function trustProxyOption(setting: boolean | number | string | undefined): boolean | string | ((address: string, hop: number) => boolean) {
+  if (typeof setting === "number") return (_address, hop) => hop < setting;
+  return setting ?? false;
 }
