@@ -8,6 +8,7 @@
  * redirects and serves one spelling), and every answer for a request no route took comes from the path index in
  * the envelope of the area the path belongs to.
  */
+import { trustProxyOption } from "../subgraphs/shared/net/trust-proxy.js";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
@@ -141,14 +142,3 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   return app;
 }
 
-/**
- * Fastify's `trustProxy` for TRUST_PROXY. A hop count is passed as a function: Fastify 5.12 turns a bare number into
- * "trust nothing" (it cannot check who the nearest hop is), which would silently ignore the documented setting. With
- * `n` the socket peer and the n-1 addresses before it in X-Forwarded-For are proxies, so the client is the address
- * n hops back; as everywhere hop counts are used, that holds only when the service is reachable through the proxies
- * alone (docs/operations.md prefers addresses or CIDRs).
- */
-function trustProxyOption(setting: boolean | number | string | undefined): boolean | string | ((address: string, hop: number) => boolean) {
-  if (typeof setting === "number") return (_address, hop) => hop < setting;
-  return setting ?? false;
-}
