@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CHALLENGE, startShim, type RunningShim } from "./helpers.js";
 import { OTHER_ONBOARDING_TOKEN, ONBOARDING_TOKEN, call, postHeaders, rawRequest } from "../support/http.js";
-import { verifyBody } from "../support/verify.js";
+import { expectVerifyError, verifyBody } from "../support/verify.js";
 
 const AUTH_REQUIRED = verifyBody("ONBOARDING_AUTH_REQUIRED", "A valid onboarding token is required.");
 const INVALID_REQUEST = verifyBody("INVALID_REQUEST", "The request is not valid.");
@@ -30,12 +30,6 @@ beforeEach(() => {
 const postChallenge = (body: string | Buffer, headers = postHeaders()) =>
   call(challengeUrl, { method: "POST", headers, body: typeof body === "string" ? body : new Uint8Array(body) });
 
-function expectVerifyError(response: { status: number; body: string; headers: Headers }, status: number, body: string) {
-  expect(response.status).toBe(status);
-  expect(response.body).toBe(body);
-  expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-  expect(response.headers.get("cache-control")).toBe("no-store");
-}
 
 describe("success", () => {
   it("the challenge route passes machineId, the Authorization header and the client IP; answers 201", async () => {
@@ -84,7 +78,7 @@ describe("onboarding token (401 ONBOARDING_AUTH_REQUIRED)", () => {
     ["a prefix of a token", `Bearer ${ONBOARDING_TOKEN.slice(0, -1)}`],
   ])("%s", async (_name, authorization) => {
     const response = await postChallenge('{"machineId":"1"}', postHeaders({ authorization }));
-    expectVerifyError(response, 401, AUTH_REQUIRED);
+    expectVerifyError(response, 401, "ONBOARDING_AUTH_REQUIRED", "A valid onboarding token is required.");
     expect(response.body).not.toContain("not-a-configured-token");
     expect(shim.executor.calls).toHaveLength(0);
   });
@@ -112,8 +106,8 @@ describe("onboarding token (401 ONBOARDING_AUTH_REQUIRED)", () => {
     ]);
     expect(response.status).toBe(401);
     expect(response.body).toBe(AUTH_REQUIRED);
+    // The body never comes: that there is an answer at all shows it was decided without reading the body.
     expect(response.headers.connection).toBe("close");
-    expect(response.elapsedMs).toBeLessThan(1000);
   });
 
   it("comes before the header rules", async () => {
@@ -125,7 +119,7 @@ describe("onboarding token (401 ONBOARDING_AUTH_REQUIRED)", () => {
 describe("headers (400 INVALID_REQUEST, 406 NOT_ACCEPTABLE)", () => {
   it.each(["gzip", "identity"])("Content-Encoding: %s is refused", async (encoding) => {
     const response = await postChallenge('{"machineId":"1"}', postHeaders({ "content-encoding": encoding }));
-    expectVerifyError(response, 400, INVALID_REQUEST);
+    expectVerifyError(response, 400, "INVALID_REQUEST", "The request is not valid.");
     expect(shim.executor.calls).toHaveLength(0);
   });
 
@@ -139,7 +133,7 @@ describe("headers (400 INVALID_REQUEST, 406 NOT_ACCEPTABLE)", () => {
   ])("Content-Type %s is refused", async (_name, contentType) => {
     const headers = postHeaders({ "content-type": contentType });
     const response = await postChallenge(Buffer.from('{"machineId":"1"}'), headers);
-    expectVerifyError(response, 400, INVALID_REQUEST);
+    expectVerifyError(response, 400, "INVALID_REQUEST", "The request is not valid.");
     expect(shim.executor.calls).toHaveLength(0);
   });
 
@@ -167,7 +161,7 @@ describe("headers (400 INVALID_REQUEST, 406 NOT_ACCEPTABLE)", () => {
     "Accept: %s answers 406",
     async (accept) => {
       const response = await postChallenge('{"machineId":"1"}', postHeaders({ accept }));
-      expectVerifyError(response, 406, NOT_ACCEPTABLE);
+      expectVerifyError(response, 406, "NOT_ACCEPTABLE", "This route only answers application/json.");
       expect(shim.executor.calls).toHaveLength(0);
     },
   );
@@ -196,8 +190,8 @@ describe("size (413 REQUEST_TOO_LARGE)", () => {
     ]);
     expect(response.status).toBe(413);
     expect(response.body).toBe(TOO_LARGE);
+    // Only the head was sent: the 413 was decided from Content-Length without waiting for the 1025 bytes.
     expect(response.headers.connection).toBe("close");
-    expect(response.elapsedMs).toBeLessThan(1000);
     expect(shim.executor.calls).toHaveLength(0);
   });
 
@@ -211,7 +205,7 @@ describe("size (413 REQUEST_TOO_LARGE)", () => {
     const atLimit = await call(evidenceUrl, { method: "POST", headers: postHeaders(), body: "x".repeat(16_384) });
     expect(atLimit.status).toBe(202);
     const over = await call(evidenceUrl, { method: "POST", headers: postHeaders(), body: "x".repeat(16_385) });
-    expectVerifyError(over, 413, TOO_LARGE);
+    expectVerifyError(over, 413, "REQUEST_TOO_LARGE", "The request body is too large.");
     expect(shim.executor.calls).toHaveLength(1);
   });
 
@@ -264,7 +258,7 @@ describe("body (400 INVALID_REQUEST)", () => {
     ["trailing data", '{"machineId":"1"}x'],
   ])("challenge: %s", async (_name, body) => {
     const response = await postChallenge(body);
-    expectVerifyError(response, 400, INVALID_REQUEST);
+    expectVerifyError(response, 400, "INVALID_REQUEST", "The request is not valid.");
     expect(shim.executor.calls).toHaveLength(0);
   });
 
@@ -274,7 +268,7 @@ describe("body (400 INVALID_REQUEST)", () => {
   ])("%s: bytes that are not UTF-8 are refused", async (_name, url) => {
     const body = Buffer.concat([Buffer.from('{"machineId":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
     const response = await call(url(), { method: "POST", headers: postHeaders(), body });
-    expectVerifyError(response, 400, INVALID_REQUEST);
+    expectVerifyError(response, 400, "INVALID_REQUEST", "The request is not valid.");
     expect(shim.executor.calls).toHaveLength(0);
   });
 });
