@@ -8,6 +8,7 @@ import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { removeDir, startSeededChain, type SeededChain } from "./helpers.js";
 import { waitUntil } from "../support/wait.js";
+import { readyContracts } from "../support/ratings.js";
 
 describe("embedded chain with the demo fixture", () => {
   let seeded: SeededChain;
@@ -91,17 +92,7 @@ describe("embedded chain with the demo fixture", () => {
   });
 
   it("answers the readiness probe with every contract callable", async () => {
-    expect(await seeded.reader.probe()).toEqual({
-      rpc_connected: true,
-      contracts: {
-        identity_registry: true,
-        identity_staking: true,
-        event_registry: true,
-        machine_nft: true,
-        did_registry: true,
-        admin_flags: true,
-      },
-    });
+    expect(await seeded.reader.probe()).toEqual({ rpc_connected: true, contracts: readyContracts(true) });
   });
 
   it("seeds the 1.0 identity, bonds, events and DID attributes with consistent IDs", async () => {

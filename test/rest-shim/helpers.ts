@@ -71,10 +71,6 @@ export const READY = {
   },
 };
 
-/** ... and as GET /ready writes it (document 2's names, in this order). */
-export const READY_BODY =
-  '{"status":"ready","rpc_connected":true,"contracts":{"identity_registry":true,"identity_staking":true,"event_registry":true,"machine_nft":true,"did_registry":true,"admin_flags":true}}';
-
 /** An MCR scorecard as the ratings subgraph answers it. */
 export const SCORECARD = {
   did: "did:service:0x0000000000000000000000000000000000000001",

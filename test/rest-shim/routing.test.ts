@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../rest-shim/operations.js";
 import { AREAS, ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
-import { READY, READY_BODY, RECORD, happyExecutor, startShim, type RunningShim } from "./helpers.js";
+import { READY, RECORD, happyExecutor, startShim, type RunningShim } from "./helpers.js";
+import { READY_BODY } from "../support/ratings.js";
 import { call, rawRequest } from "../support/http.js";
 import { verifyBody } from "../support/verify.js";
 
