@@ -249,10 +249,14 @@ export async function deactivateMachine(p: VerifyPlatform, machineId: string): P
   });
 }
 
-/** Mines one block (anvil), e.g. so a time-based status is computed at a newer block timestamp. */
-export async function mineBlock(p: TestPlatform): Promise<void> {
+/**
+ * Mines one block (anvil), e.g. so a time-based status is computed at a newer block timestamp; `advanceSeconds`
+ * first moves the chain's clock forward (anvil's evm_increaseTime), so no test waits for the wall clock.
+ */
+export async function mineBlock(p: TestPlatform, advanceSeconds = 0): Promise<void> {
   const { provider } = adminAndProvider(p);
   try {
+    if (advanceSeconds > 0) await provider.send("evm_increaseTime", [advanceSeconds]);
     await provider.send("evm_mine", []);
   } finally {
     provider.destroy();
