@@ -21,6 +21,7 @@ export const FAST_TEST_FILES = [
   "test/ratings/mcr-score.test.ts",
   "test/rest-shim/*.test.ts",
   "test/support/*.test.ts",
+  "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",
   "test/verify/evidence-check.test.ts",
   "test/verify/evidence-kit.test.ts",
