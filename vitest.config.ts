@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { PLATFORM_START_TIMEOUT_MS, PLATFORM_TEST_TIMEOUT_MS } from "./test/support/timeouts.js";
 
 /**
  * Two projects (test/README.md):
@@ -20,7 +21,6 @@ export const FAST_TEST_FILES = [
   "test/ratings/event-decoder.test.ts",
   "test/ratings/mcr-score.test.ts",
   "test/rest-shim/*.test.ts",
-  "test/support/*.test.ts",
   "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",
   "test/verify/evidence-check.test.ts",
@@ -30,8 +30,8 @@ export const FAST_TEST_FILES = [
   "test/verify/evidence-vectors.test.ts",
 ];
 
-/** Hook timeout of the platform project: a platform start takes seconds alone, minutes on a loaded 2-core machine. */
-export const PLATFORM_HOOK_TIMEOUT_MS = 300_000;
+/** Hook timeout of the platform project: what a platform start needs (test/support/timeouts.ts). */
+export const PLATFORM_HOOK_TIMEOUT_MS = PLATFORM_START_TIMEOUT_MS;
 
 export default defineConfig({
   resolve: {
@@ -56,7 +56,7 @@ export default defineConfig({
           name: "platform",
           include: ["test/**/*.test.ts"],
           exclude: FAST_TEST_FILES,
-          testTimeout: 120_000,
+          testTimeout: PLATFORM_TEST_TIMEOUT_MS,
           hookTimeout: PLATFORM_HOOK_TIMEOUT_MS,
         },
       },
