@@ -73,13 +73,3 @@ export async function waitForBlock(p: TestPlatform, block: number): Promise<void
     return pinned !== null && pinned >= block;
   });
 }
-
-/** A JSON-RPC call to the platform's chain node (anvil_*, evm_*). */
-export async function rpc(p: TestPlatform, method: string, params: unknown[] = []): Promise<unknown> {
-  const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
-  try {
-    return await provider.send(method, params);
-  } finally {
-    provider.destroy();
-  }
-}

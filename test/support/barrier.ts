@@ -33,11 +33,3 @@ export function holdFirst(): Gate {
     },
   };
 }
-
-/** Wraps an async function so that its calls first pass the gate. */
-export function gated<A extends unknown[], R>(gate: Pick<Gate, "pass">, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return async (...args) => {
-    await gate.pass();
-    return fn(...args);
-  };
-}

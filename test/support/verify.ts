@@ -98,8 +98,3 @@ export async function evidenceRowsFor(p: TestPlatform, nonce: string) {
   if (!challenge) return [];
   return prismaOf(p).verifyEvidence.findMany({ where: { challengeId: challenge.id } });
 }
-
-/** Number of evidence rows of a machine (accepted submissions over all its challenges). */
-export async function evidenceRowCountOf(p: TestPlatform, machineId: string): Promise<number> {
-  return prismaOf(p).verifyEvidence.count({ where: { machineId } });
-}

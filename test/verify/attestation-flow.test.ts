@@ -7,7 +7,8 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evidenceFor, graphqlCode, issueChallenge, mineBlock, postEvidence, type VerifyPlatform, startVerifyPlatform } from "./helpers.js";
+import { evidenceFor, graphqlCode, issueChallenge, postEvidence, type VerifyPlatform, startVerifyPlatform } from "./helpers.js";
+import { mineBlock } from "../support/chain.js";
 import { runCli } from "../support/cli.js";
 import { BEARER, OPERATOR_TOKEN } from "../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
@@ -34,7 +35,7 @@ async function verification(machineId: string): Promise<{ kyb: { status: string 
 
 /** Waits until the read route shows `status` for the topic (the chain reader caches per block). */
 const statusBecomes = (machineId: string, topic: "kyb" | "chip", status: string) =>
-  eventually(async () => ((await verification(machineId))[topic].status === status ? true : undefined), 10_000);
+  eventually(async () => ((await verification(machineId))[topic].status === status ? true : undefined));
 
 /** One JSON line per record on stdout. */
 const jsonLines = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
@@ -191,11 +192,11 @@ describe("KYB through the CLI", () => {
   it("`attest kyb --ttl` expires once the chain's time passes the expiry", async () => {
     const machine = p.machine("deactivated"); // machine 3: its operator has no KYB record; the record is still served
     expect((await verification(machine.machineId)).kyb.status).toBe("unverified");
-    const [attested] = jsonLines(await cli(["attest", "kyb", "--operator", machine.operatorAddress, "--ttl", "3"]));
+    const [attested] = jsonLines(await cli(["attest", "kyb", "--operator", machine.operatorAddress, "--ttl", "600"]));
     expect(Number(attested.expiresAt)).toBeGreaterThan(0);
     await statusBecomes(machine.machineId, "kyb", "verified");
     // The status is computed at the read block: move the chain's clock past the expiry and mine a block there.
-    await mineBlock(p, 10);
+    await mineBlock(p, 1200);
     await statusBecomes(machine.machineId, "kyb", "expired");
   });
 });

@@ -250,20 +250,6 @@ export async function deactivateMachine(p: VerifyPlatform, machineId: string): P
 }
 
 /**
- * Mines one block (anvil), e.g. so a time-based status is computed at a newer block timestamp; `advanceSeconds`
- * first moves the chain's clock forward (anvil's evm_increaseTime), so no test waits for the wall clock.
- */
-export async function mineBlock(p: TestPlatform, advanceSeconds = 0): Promise<void> {
-  const { provider } = adminAndProvider(p);
-  try {
-    if (advanceSeconds > 0) await provider.send("evm_increaseTime", [advanceSeconds]);
-    await provider.send("evm_mine", []);
-  } finally {
-    provider.destroy();
-  }
-}
-
-/**
  * Stops the embedded anvil node and waits until the platform's chain reader has noticed (the read route answers 503).
  * Each probe comes from its own loopback address, so probing spends no per-IP budget a test relies on.
  */
