@@ -13,6 +13,7 @@ export const FAST_TEST_FILES = [
   "test/chain/artifacts.test.ts",
   "test/chain/reader-deadline.test.ts",
   "test/chain/vendor-ca.test.ts",
+  "test/edges/graphql-client-ip.test.ts",
   "test/edges/listeners.test.ts",
   "test/gateway/document-cache.test.ts",
   "test/gateway/supergraph.test.ts",
