@@ -9,6 +9,7 @@ import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { removeDir, startSeededChain, type SeededChain } from "./helpers.js";
 import { waitUntil } from "../support/wait.js";
 import { readyContracts } from "../support/ratings.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 
 describe("embedded chain with the demo fixture", () => {
   let seeded: SeededChain;
@@ -140,11 +141,11 @@ describe("embedded chain with the demo fixture", () => {
 
     const asOwner = connectContract("MachineRegistry", fixture.contracts, new Wallet(m.ownerPrivateKey, rpc));
     const newController = Wallet.createRandom().address;
-    const setReceipt = await (await asOwner.setController(2n, newController)).wait();
+    const setReceipt = await minedReceipt(await asOwner.setController(2n, newController));
     await waitUntil(() => (reader.pinnedBlock ?? 0) >= setReceipt!.blockNumber);
     expect(await reader.getMachine(2n)).toMatchObject({ controller: newController, effectiveController: newController });
 
-    const clearReceipt = await (await asOwner.clearController(2n)).wait();
+    const clearReceipt = await minedReceipt(await asOwner.clearController(2n));
     await waitUntil(() => (reader.pinnedBlock ?? 0) >= clearReceipt!.blockNumber);
     expect(await reader.getMachine(2n)).toMatchObject({ controller: null, effectiveController: m.ownerAddress });
     rpc.destroy();
@@ -172,7 +173,7 @@ describe("embedded chain with the demo fixture", () => {
     expect(await revertName(submit(machine(2).operatorPrivateKey, { type: 1 }))).toBe("InvalidCurrencyShape");
     expect(await revertName(submit(machine(2).operatorPrivateKey, { trust: 3 }))).toBe("InvalidTrustLevel");
     expect(await revertName(submit(machine(2).operatorPrivateKey, { timestamp: now + 3600 }))).toBe("FutureTimestamp");
-    const ok = await (await submit(machine(2).operatorPrivateKey, { type: 1, currency: "" })).wait();
+    const ok = await minedReceipt(await submit(machine(2).operatorPrivateKey, { type: 1, currency: "" }));
     expect(ok!.status).toBe(1);
     rpc.destroy();
   });

@@ -14,6 +14,7 @@ import { runCli } from "../support/cli.js";
 import { OPERATOR_TOKEN } from "../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 import { expectReceipt } from "../support/verify.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 
 const OPERATOR_AUTH = `Bearer ${OPERATOR_TOKEN}`;
 const TTL_SECONDS = 3600;
@@ -55,7 +56,7 @@ async function attestDirectly(receiptId: string): Promise<string> {
   const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
   try {
     const registry = connectContract("AttestationRegistry", p.platform.chain!.addresses, new Wallet(DEV_DEPLOYER_KEY, provider));
-    const receipt = await (await registry.attestChip(record.machineId, record.chipRef, record.evidenceHash, 0)).wait();
+    const receipt = await minedReceipt(await registry.attestChip(record.machineId, record.chipRef, record.evidenceHash, 0));
     for (const entry of receipt.logs) {
       const parsed = registry.interface.parseLog(entry);
       if (parsed?.name === "ChipAttested") return parsed.args.uid as string;

@@ -18,6 +18,8 @@ import type { ChipChallenge } from "../../subgraphs/verify/evidence/schema.js";
 import { postHeaders, send, type SendOptions } from "../support/http.js";
 import { graphql, startIsolatedPlatform, type IsolatedPlatform, type TestPlatform } from "../support/platform.js";
 import { eventually } from "../support/wait.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
+import type { TransactionResponse } from "ethers";
 
 export const CHALLENGE_FIELDS = [
   "chainId",
@@ -213,10 +215,11 @@ function adminAndProvider(p: TestPlatform) {
   return { provider, admin: new Wallet(DEV_DEPLOYER_KEY, provider) };
 }
 
-async function transact(p: TestPlatform, signWith: (provider: ReturnType<typeof createProvider>) => Promise<{ wait(): Promise<unknown> }>) {
+async function transact(p: TestPlatform, signWith: (provider: ReturnType<typeof createProvider>) => Promise<TransactionResponse>) {
   const { provider } = adminAndProvider(p);
   try {
-    await (await signWith(provider)).wait();
+    // Not ethers' wait(): it can miss a transaction an automining chain mined before its first look.
+    await minedReceipt(await signWith(provider));
   } finally {
     provider.destroy();
   }
