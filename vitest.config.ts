@@ -1,4 +1,38 @@
 import { defineConfig } from "vitest/config";
+import { PLATFORM_START_TIMEOUT_MS, PLATFORM_TEST_TIMEOUT_MS } from "./test/support/timeouts.js";
+
+/**
+ * Two projects (test/README.md):
+ * - `fast`: library and REST-shim tests that start no platform, chain, database or child process; seconds, run it on
+ *   every change (`npx vitest run --project fast`).
+ * - `platform`: every other test file (real anvil, PGlite/PostgreSQL, gateway, child processes).
+ * `platform` is "everything not in `fast`", so no test file can fall outside both; test/install/projects.test.ts checks
+ * that no `fast` file starts a platform part.
+ */
+export const FAST_TEST_FILES = [
+  "test/chain/artifacts.test.ts",
+  "test/chain/reader-deadline.test.ts",
+  "test/chain/vendor-ca.test.ts",
+  "test/edges/graphql-client-ip.test.ts",
+  "test/edges/listeners.test.ts",
+  "test/gateway/document-cache.test.ts",
+  "test/gateway/supergraph.test.ts",
+  "test/install/*.test.ts",
+  "test/net/outbound.test.ts",
+  "test/ratings/event-decoder.test.ts",
+  "test/ratings/mcr-score.test.ts",
+  "test/rest-shim/*.test.ts",
+  "test/verify/config.test.ts",
+  "test/verify/evidence-canonical.test.ts",
+  "test/verify/evidence-check.test.ts",
+  "test/verify/evidence-kit.test.ts",
+  "test/verify/evidence-schema.test.ts",
+  "test/verify/evidence-trust.test.ts",
+  "test/verify/evidence-vectors.test.ts",
+];
+
+/** Hook timeout of the platform project: what a platform start needs (test/support/timeouts.ts). */
+export const PLATFORM_HOOK_TIMEOUT_MS = PLATFORM_START_TIMEOUT_MS;
 
 export default defineConfig({
   resolve: {
@@ -7,11 +41,26 @@ export default defineConfig({
   },
   test: {
     setupFiles: ["./test/setup.ts"],
-    include: ["test/**/*.test.ts"],
     pool: "forks",
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     fileParallelism: true,
     maxWorkers: 2,
+    // A test that makes no assertion fails (item 1 of issue 13): empty cases cannot pass by accident.
+    expect: { requireAssertions: true },
+    projects: [
+      {
+        extends: true,
+        test: { name: "fast", include: FAST_TEST_FILES, testTimeout: 30_000, hookTimeout: 60_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: "platform",
+          include: ["test/**/*.test.ts"],
+          exclude: FAST_TEST_FILES,
+          testTimeout: PLATFORM_TEST_TIMEOUT_MS,
+          hookTimeout: PLATFORM_HOOK_TIMEOUT_MS,
+        },
+      },
+    ],
   },
 });

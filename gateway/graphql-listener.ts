@@ -10,6 +10,7 @@
  * A body over `GRAPHQL_MAX_BODY_BYTES` is answered 413 before it is read, on a connection that then closes; invalid
  * JSON 400; any other failure outside Apollo's pipeline 500, all as GraphQL error bodies without internal messages.
  */
+import { trustProxyOption } from "../subgraphs/shared/net/trust-proxy.js";
 import fastifyApollo from "@as-integrations/fastify";
 import type { ApolloServer } from "@apollo/server";
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
@@ -50,7 +51,7 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
     ...listenerOptions(config.listeners),
     logger: false,
     bodyLimit: config.graphql.maxBodyBytes,
-    trustProxy: (config.trustProxy ?? false) as boolean,
+    trustProxy: trustProxyOption(config.trustProxy) as boolean,
     return503OnClosing: false,
   });
   capConnections(app, config.listeners);

@@ -20,6 +20,7 @@ import { openPlatformChain, type PlatformChain } from "../subgraphs/shared/chain
 import { prepareDataDir } from "../subgraphs/shared/data-dir.js";
 import { createRateLimiter, type RateLimiter } from "../rest-shim/rate-limit.js";
 import { trustBundleLoader } from "./trust-bundle.js";
+import type { TrustBundle } from "../subgraphs/verify/evidence/trust.js";
 import { AddressPolicy } from "../subgraphs/shared/net/address-policy.js";
 import { OutboundClient } from "../subgraphs/shared/net/outbound.js";
 import { demoFixturePath, type DemoFixture } from "../subgraphs/shared/chain/demo-fixture.js";
@@ -95,6 +96,12 @@ class Closer {
 export interface StartOptions {
   /** The subgraphs' clock (tests move time); default: the system clock. */
   clock?: Clock;
+  /** The clock that places requests in per-IP rate-limit windows; default: `clock`, else the system clock. Tests
+   * freeze it so that no window boundary falls inside a sequence of requests. */
+  rateLimitClock?: Clock;
+  /** Wraps the vendor trust-bundle loader the evidence checks call after claiming a challenge: tests hold a check
+   * inside its lease with it (a barrier), or make the trust store fail. */
+  wrapTrust?: (load: () => Promise<TrustBundle>) => () => Promise<TrustBundle>;
 }
 
 export async function startPlatform(role: Role, config: PlatformConfig, logger: Logger, options: StartOptions = {}): Promise<RunningPlatform> {
@@ -119,7 +126,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     if (!config.gatewayUrl) throw new Error("the rest role needs GATEWAY_URL");
     const executor = createHttpExecutor(config.gatewayUrl, { internalToken: config.internalToken });
     closer.add(() => executor.close?.());
-    const rest = await listenRest(config, executor, limiterFor(config, logger, closer));
+    const rest = await listenRest(config, executor, limiterFor(config, logger, closer, options));
     closer.addListeners(rest.listeners);
     return { urls: rest.urls, services: {}, close };
   }
@@ -130,7 +137,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
       if (!url) throw new Error(`the gateway role needs SUBGRAPH_${name.toUpperCase()}_URL`);
       subgraphs[name] = { url };
     }
-    const rateLimiter = limiterFor(config, logger, closer);
+    const rateLimiter = limiterFor(config, logger, closer, options);
     const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
     const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
@@ -168,7 +175,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     chain: reader,
     rpcUrl: chain.rpcUrl,
     demo: chain.demo,
-    trust: trustBundleLoader(config, chain.demo),
+    trust: options.wrapTrust ? options.wrapTrust(trustBundleLoader(config, chain.demo)) : trustBundleLoader(config, chain.demo),
     outbound: new OutboundClient(new AddressPolicy(config.outboundAllowCidrs), { allowedOrigins: demoProvider ? [demoProvider.url] : [] }),
     clock: options.clock,
     log: (error: unknown) => logger.error("internal error", error),
@@ -199,7 +206,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const subgraphs = {} as Record<SubgraphName, SubgraphEndpoint>;
   for (const name of SUBGRAPH_NAMES) subgraphs[name] = { schema: schemas[name] };
   // One set of per-IP counters for both doors: a REST route and its GraphQL root field spend the same budget.
-  const rateLimiter = limiterFor(config, logger, closer);
+  const rateLimiter = limiterFor(config, logger, closer, options);
   const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
   const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
@@ -235,8 +242,13 @@ async function startDemoParts(config: PlatformConfig, demo: DemoFixture, logger:
   return provider;
 }
 
-function limiterFor(config: PlatformConfig, logger: Logger, closer: Closer): RateLimiter {
-  const limiter = createRateLimiter(config, (name) => logger.error(`rate-limit: counters unavailable (REDIS_${name}); requests pass`));
+function limiterFor(config: PlatformConfig, logger: Logger, closer: Closer, options: StartOptions): RateLimiter {
+  const clock = options.rateLimitClock ?? options.clock;
+  const limiter = createRateLimiter(
+    config,
+    (name) => logger.error(`rate-limit: counters unavailable (REDIS_${name}); requests pass`),
+    clock ? () => clock.now() : Date.now,
+  );
   closer.add(() => limiter.close());
   return limiter;
 }

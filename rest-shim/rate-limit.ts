@@ -142,9 +142,11 @@ export class RedisCounterStore implements CounterStore {
 export function createRateLimiter(
   config: { redisUrl?: string; redisKeyPrefix?: string; rateLimits: { windowMs: number } },
   onOutage?: (errorName: string) => void,
+  /** Milliseconds since the epoch that place a request in its window (tests inject a clock). */
+  now: () => number = Date.now,
 ): RateLimiter {
   const store = config.redisUrl
     ? new RedisCounterStore(config.redisUrl, { onOutage, keyPrefix: config.redisKeyPrefix })
     : new MemoryCounterStore();
-  return new RateLimiter(store, config.rateLimits.windowMs);
+  return new RateLimiter(store, config.rateLimits.windowMs, now);
 }

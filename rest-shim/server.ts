@@ -8,6 +8,7 @@
  * redirects and serves one spelling), and every answer for a request no route took comes from the path index in
  * the envelope of the area the path belongs to.
  */
+import { trustProxyOption } from "../subgraphs/shared/net/trust-proxy.js";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
@@ -92,8 +93,8 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     ...listenerOptions(deps.config.listeners),
     logger: false,
     // The per-IP limits key on request.ip: behind a load balancer, TRUST_PROXY lets it name the real client.
-    // (Cast: given the union type, Fastify's overloads pick its HTTP/2 signature; at run time all three forms work.)
-    trustProxy: (deps.config.trustProxy ?? false) as boolean,
+    // (Cast: given the union type, Fastify's overloads pick its HTTP/2 signature; at run time every form works.)
+    trustProxy: trustProxyOption(deps.config.trustProxy) as boolean,
     // During shutdown in-flight requests finish normally; Fastify's own 503 body is not in any of our envelopes.
     return503OnClosing: false,
     exposeHeadRoutes: true,
@@ -140,3 +141,4 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   }
   return app;
 }
+

@@ -1,15 +1,10 @@
-import { execFile } from "node:child_process";
 import { Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { readDemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
-import { removeDir, startSeededChain, waitUntil, type SeededChain } from "./helpers.js";
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { removeDir, startSeededChain, type SeededChain } from "./helpers.js";
+import { runCliWith, type CliRun } from "../support/cli.js";
+import { waitUntil } from "../support/wait.js";
 
 describe("operator CLI against the embedded chain", () => {
   let seeded: SeededChain;
@@ -25,20 +20,14 @@ describe("operator CLI against the embedded chain", () => {
     if (seeded) removeDir(seeded.config.dataDir);
   });
 
+  /** The CLI on the seeded chain's data directory (its demo fixture names the RPC URL and the keys). */
   function cli(...args: string[]): Promise<CliRun> {
-    const env = { ...process.env, DATA_DIR: seeded.config.dataDir, CHAIN_RPC_URL: "", OPERATOR_PRIVATE_KEY: "" };
-    return new Promise((resolve) => {
-      // `npx tsx gateway/cli/main.ts`, minus npx's start-up cost.
-      execFile(process.execPath, ["--import", "tsx", "gateway/cli/main.ts", ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      });
-    });
+    return runCliWith(args, { DATA_DIR: seeded.config.dataDir, CHAIN_RPC_URL: "", OPERATOR_PRIVATE_KEY: "" });
   }
 
   /** The reader serves the block it has pinned; wait until its watcher sees the CLI's transaction. */
   async function untilMined(condition: () => Promise<boolean>) {
-    await waitUntil(condition, 5000);
+    await waitUntil(condition);
   }
 
   it("prints help at every level and rejects bad usage with exit code 2", async () => {

@@ -6,7 +6,10 @@ import { connectContract } from "../../subgraphs/shared/chain/contracts.js";
 import { DEMO_SOLANA_GENESIS, DEV_ONBOARDING_TOKEN } from "../../subgraphs/shared/chain/demo.js";
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
-import { removeDir, startSeededChain, waitUntil, type SeededChain } from "./helpers.js";
+import { removeDir, startSeededChain, type SeededChain } from "./helpers.js";
+import { waitUntil } from "../support/wait.js";
+import { readyContracts } from "../support/ratings.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 
 describe("embedded chain with the demo fixture", () => {
   let seeded: SeededChain;
@@ -90,17 +93,7 @@ describe("embedded chain with the demo fixture", () => {
   });
 
   it("answers the readiness probe with every contract callable", async () => {
-    expect(await seeded.reader.probe()).toEqual({
-      rpc_connected: true,
-      contracts: {
-        identity_registry: true,
-        identity_staking: true,
-        event_registry: true,
-        machine_nft: true,
-        did_registry: true,
-        admin_flags: true,
-      },
-    });
+    expect(await seeded.reader.probe()).toEqual({ rpc_connected: true, contracts: readyContracts(true) });
   });
 
   it("seeds the 1.0 identity, bonds, events and DID attributes with consistent IDs", async () => {
@@ -148,11 +141,11 @@ describe("embedded chain with the demo fixture", () => {
 
     const asOwner = connectContract("MachineRegistry", fixture.contracts, new Wallet(m.ownerPrivateKey, rpc));
     const newController = Wallet.createRandom().address;
-    const setReceipt = await (await asOwner.setController(2n, newController)).wait();
+    const setReceipt = await minedReceipt(await asOwner.setController(2n, newController));
     await waitUntil(() => (reader.pinnedBlock ?? 0) >= setReceipt!.blockNumber);
     expect(await reader.getMachine(2n)).toMatchObject({ controller: newController, effectiveController: newController });
 
-    const clearReceipt = await (await asOwner.clearController(2n)).wait();
+    const clearReceipt = await minedReceipt(await asOwner.clearController(2n));
     await waitUntil(() => (reader.pinnedBlock ?? 0) >= clearReceipt!.blockNumber);
     expect(await reader.getMachine(2n)).toMatchObject({ controller: null, effectiveController: m.ownerAddress });
     rpc.destroy();
@@ -180,7 +173,7 @@ describe("embedded chain with the demo fixture", () => {
     expect(await revertName(submit(machine(2).operatorPrivateKey, { type: 1 }))).toBe("InvalidCurrencyShape");
     expect(await revertName(submit(machine(2).operatorPrivateKey, { trust: 3 }))).toBe("InvalidTrustLevel");
     expect(await revertName(submit(machine(2).operatorPrivateKey, { timestamp: now + 3600 }))).toBe("FutureTimestamp");
-    const ok = await (await submit(machine(2).operatorPrivateKey, { type: 1, currency: "" })).wait();
+    const ok = await minedReceipt(await submit(machine(2).operatorPrivateKey, { type: 1, currency: "" }));
     expect(ok!.status).toBe(1);
     rpc.destroy();
   });

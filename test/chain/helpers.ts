@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadConfig, type PlatformConfig } from "../../subgraphs/shared/config.js";
+import type { PlatformConfig } from "../../subgraphs/shared/config.js";
+import { testConfig } from "../support/config.js";
 import { openPlatformChain, type PlatformChain } from "../../subgraphs/shared/chain/embedded.js";
 import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 
@@ -17,13 +18,9 @@ export function tempDataDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), "chain-test-"));
 }
 
-export function testConfig(dataDir: string): PlatformConfig {
-  return loadConfig({ DATA_DIR: dataDir, ANVIL_PORT: "0", CHAIN_POLL_MS: "50", CHAIN_TIMEOUT_MS: "2000" });
-}
-
 /** Embedded anvil on a free port with the contracts deployed and the demo seeded, plus a started reader. */
 export async function startSeededChain(dataDir = tempDataDir()): Promise<SeededChain> {
-  const config = testConfig(dataDir);
+  const config = testConfig({ DATA_DIR: dataDir, ANVIL_PORT: "0", CHAIN_POLL_MS: "50", CHAIN_TIMEOUT_MS: "2000" });
   const logs: string[] = [];
   const chain = await openPlatformChain(config, (line) => logs.push(line));
   const reader = new ChainReader({
@@ -48,12 +45,4 @@ export async function startSeededChain(dataDir = tempDataDir()): Promise<SeededC
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
-}
-
-export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

@@ -7,6 +7,7 @@ import { readDeployment } from "../../subgraphs/shared/chain/deploy.js";
 import { readDemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { removeDir, startSeededChain, tempDataDir } from "./helpers.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 
 describe("dev chain persistence", () => {
   const dataDir = tempDataDir();
@@ -21,7 +22,7 @@ describe("dev chain persistence", () => {
     const rpc = createProvider(first.chain.rpcUrl, { chainId: first.chain.chainId });
     const owner = new Wallet(fixture.machines[1].ownerPrivateKey, rpc);
     const newController = Wallet.createRandom().address;
-    await (await connectContract("MachineRegistry", fixture.contracts, owner).setController(2n, newController)).wait();
+    await minedReceipt(await connectContract("MachineRegistry", fixture.contracts, owner).setController(2n, newController));
     rpc.destroy();
     await first.close();
 

@@ -7,62 +7,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { removeDir, startSeededChain, tempDataDir, type SeededChain } from "./helpers.js";
-
-interface CountingProxy {
-  url: string;
-  /** Most connections open at the same time, and connections opened in all. */
-  peakConnections: number;
-  connections: number;
-  /** JSON-RPC requests seen, by method. */
-  requests: Map<string, number>;
-  reset(): void;
-  close(): Promise<void>;
-}
-
-async function countingProxy(targetUrl: string): Promise<CountingProxy> {
-  const target = new URL(targetUrl);
-  const sockets = new Set<net.Socket>();
-  let open = 0;
-  const proxy: CountingProxy = {
-    url: "",
-    peakConnections: 0,
-    connections: 0,
-    requests: new Map(),
-    reset() {
-      this.peakConnections = open;
-      this.connections = 0;
-      this.requests = new Map();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-  const server = net.createServer((client) => {
-    open++;
-    proxy.connections++;
-    proxy.peakConnections = Math.max(proxy.peakConnections, open);
-    const upstream = net.connect(Number(target.port), target.hostname);
-    sockets.add(client).add(upstream);
-    client.on("data", (chunk: Buffer) => {
-      for (const [, method] of chunk.toString("latin1").matchAll(/"method":"([a-zA-Z_]+)"/g)) {
-        proxy.requests.set(method!, (proxy.requests.get(method!) ?? 0) + 1);
-      }
-    });
-    client.pipe(upstream).pipe(client);
-    const closed = () => {
-      if (sockets.delete(client)) open--;
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("close", closed).on("error", closed);
-    upstream.on("close", closed).on("error", closed);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-  return proxy;
-}
+import { countingProxy, type CountingProxy } from "../support/proxy.js";
 
 let dataDir: string;
 let seeded: SeededChain;

@@ -150,7 +150,8 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
     const boot = `
       import { openDatabase } from "./subgraphs/shared/db/index.ts";
       const db = await openDatabase({ dataDir: ".", databaseUrl: process.env.BOOT_DATABASE_URL });
-      console.log(JSON.stringify({ ping: await db.ping(), machines: await db.prisma.marketsMachine.count() }));
+      // A query on a migrated table proves the boot (ping() has a 2 s deadline that a loaded machine can miss).
+      console.log(JSON.stringify({ machines: await db.prisma.marketsMachine.count() }));
       await db.close();
     `;
     try {
@@ -162,7 +163,7 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
           }),
         ),
       );
-      for (const { stdout } of outputs) expect(JSON.parse(stdout)).toEqual({ ping: true, machines: 0 });
+      for (const { stdout } of outputs) expect(JSON.parse(stdout)).toEqual({ machines: 0 });
 
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();

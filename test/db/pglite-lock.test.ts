@@ -93,7 +93,7 @@ describe("PGlite data-directory lock", () => {
       holders[0]!.child.stdin!.write("release\n");
       await Promise.all(contenders.map((c) => exited(c.child)));
     }
-  }, 120_000);
+  });
 
   it("a holder killed with SIGKILL leaves no stale lock: the next process takes it at once", async () => {
     const dir = path.join(base, "killed");
@@ -106,14 +106,19 @@ describe("PGlite data-directory lock", () => {
     await blocked.said("ready");
     blocked.child.stdin!.write("go\n");
     await blocked.said("DataDirInUseError");
+    expect(blocked.output).toContain(`DataDirInUseError ${dir} is in use by process ${first.child.pid}`);
 
     first.child.kill("SIGKILL");
     await exited(first.child);
+    expect(first.child.signalCode).toBe("SIGKILL");
+    expect(first.output).not.toContain("release"); // it never let go: only its death freed the lock
     const next = contender(dir);
     await next.said("ready");
     next.child.stdin!.write("go\n");
     await next.said("locked");
+    expect(next.output).not.toContain("DataDirInUseError");
     next.child.stdin!.write("release\n");
     await exited(next.child);
-  }, 60_000);
+    expect(next.child.exitCode).toBe(0);
+  });
 });

@@ -2,11 +2,12 @@
  * Interactive transactions, row locks and conditional updates behave on both adapters; the verify service's
  * single-use challenge state machine (issued -> checking -> consumed) is built from exactly these pieces.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { openDatabase, type PrismaClient } from "../../subgraphs/shared/db/index.js";
-import { databaseTargets, withTestDatabase } from "../support/db.js";
+import { databaseTargets, sql, withTestDatabase } from "../support/db.js";
 import { challengeData } from "./fixtures.js";
+import { holdFirst } from "../support/barrier.js";
+import { waitUntil } from "../support/wait.js";
 
 /** issued -> checking, at most once: lock the row, then update only if it is still issued. */
 async function claimForChecking(prisma: PrismaClient, id: string): Promise<boolean> {
@@ -75,19 +76,35 @@ describe.skipIf(!process.env.DATABASE_URL)("transactions across clients on one P
     try {
       const { id } = await testDb.db.prisma.verifyChallenge.create({ data: challengeData() });
       const events: string[] = [];
-      const first = testDb.db.prisma.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT id FROM verify_challenge WHERE id = ${id}::uuid FOR UPDATE`;
-        events.push("first locked");
-        await sleep(300);
-        await tx.$executeRaw`UPDATE verify_challenge SET state = 'checking' WHERE id = ${id}::uuid`;
-        events.push("first committing");
+      const gate = holdFirst();
+      const first = testDb.db.prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT id FROM verify_challenge WHERE id = ${id}::uuid FOR UPDATE`;
+          events.push("first locked");
+          await gate.pass(); // held with the row locked until the second client is seen waiting
+          await tx.$executeRaw`UPDATE verify_challenge SET state = 'checking' WHERE id = ${id}::uuid`;
+          events.push("first committing");
+        },
+        { timeout: 120_000 },
+      );
+      await gate.entered;
+      const second = other.prisma.$transaction(
+        async (tx) => {
+          const [row] = await tx.$queryRaw<{ state: string }[]>`
+            SELECT state FROM verify_challenge WHERE id = ${id}::uuid FOR UPDATE`;
+          events.push(`second read ${row!.state}`);
+        },
+        { timeout: 120_000 },
+      );
+      // The server itself says the second client waits for a lock: no sleep decides the order.
+      const waiting = waitUntil(async () => {
+        const [row] = await sql<{ n: string }>(
+          testDb.url!,
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        return Number(row!.n) > 0;
       });
-      await sleep(100);
-      const second = other.prisma.$transaction(async (tx) => {
-        const [row] = await tx.$queryRaw<{ state: string }[]>`
-          SELECT state FROM verify_challenge WHERE id = ${id}::uuid FOR UPDATE`;
-        events.push(`second read ${row.state}`);
-      });
+      await waiting.finally(() => expect(events).toEqual(["first locked"])).finally(() => gate.release());
       await Promise.all([first, second]);
       expect(events).toEqual(["first locked", "first committing", "second read checking"]);
     } finally {
@@ -115,14 +132,25 @@ describe("transactions on pglite (one connection)", () => {
   it("runs interactive transactions one after another, never interleaved", async () => {
     const { prisma } = testDb.db;
     const events: string[] = [];
-    const transaction = (name: string) =>
-      prisma.$transaction(async (tx) => {
-        events.push(`${name} start`);
-        await tx.$queryRaw`SELECT 1`;
-        await sleep(100);
-        events.push(`${name} end`);
-      });
-    await Promise.all([transaction("a"), transaction("b")]);
+    const gate = holdFirst();
+    const transaction = (name: string, hold: boolean) =>
+      prisma.$transaction(
+        async (tx) => {
+          events.push(`${name} start`);
+          await tx.$queryRaw`SELECT 1`;
+          if (hold) await gate.pass();
+          events.push(`${name} end`);
+        },
+        { timeout: 120_000 },
+      );
+    const a = transaction("a", true);
+    await gate.entered; // a is inside its transaction, held
+    const b = transaction("b", false);
+    // Give b every chance to start (event-loop turns, not wall-clock time): it must not while a is open.
+    for (let turn = 0; turn < 100; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual(["a start"]);
+    gate.release();
+    await Promise.all([a, b]);
     expect(events).toEqual(["a start", "a end", "b start", "b end"]);
   });
 });

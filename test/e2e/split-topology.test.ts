@@ -8,12 +8,15 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, addressEnvName, CONTRACT_NAMES } from "../../subgraphs/shared/config.js";
 import { openPlatformChain, type PlatformChain } from "../../subgraphs/shared/chain/embedded.js";
 import { createPostgresDatabase, type ScratchPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 import { graphql } from "../support/platform.js";
+
+const WINDOW_MS = 10 ** 13;
 
 describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway and rest as separate processes", () => {
   let dataDir: string;
@@ -23,6 +26,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
   let restUrl: string;
   let gatewayUrl: string;
   const subgraphUrls: Record<string, string> = {};
+  const keyPrefix = `test:split:${randomUUID()}:`;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), "split-topology-"));
@@ -41,8 +45,11 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
       INTERNAL_TOKEN: "split-internal-token",
       // Counters shared by the rest and gateway processes, as replicas share them; a key space of this run's own.
       REDIS_URL: "redis://127.0.0.1:6379",
-      REDIS_KEY_PREFIX: `test:split:${randomUUID()}:`,
+      REDIS_KEY_PREFIX: keyPrefix,
       RATE_LIMIT_VERIFY_READ_PER_IP: "4",
+      // Child processes take no injected clock: a window of 10^13 ms (the current one ends in 2286) means no window
+      // boundary can fall inside a test's sequence of requests. Our keys are deleted in afterAll.
+      RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
     };
     for (const name of CONTRACT_NAMES) shared[addressEnvName(name)] = chain.addresses[name]!;
 
@@ -80,6 +87,16 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
 
   afterAll(async () => {
     for (const role of roles.reverse()) await role.stop();
+    const redis = new Redis("redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      await redis.connect();
+      const keys = await redis.keys(`${keyPrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    } catch {
+      // Redis is down: nothing of ours is left in it.
+    } finally {
+      redis.disconnect();
+    }
     await database?.drop();
     await chain?.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -13,16 +13,16 @@ import { createRateLimiter } from "../../rest-shim/rate-limit.js";
 import { schemaBuilders } from "../../subgraphs/index.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import type { SubgraphContext } from "../../subgraphs/shared/context.js";
-import { graphql } from "../support/platform.js";
-import { PLATFORM_START_TIMEOUT_MS, sql, startVerifyPlatform, type VerifyPlatform } from "../verify/helpers.js";
+import { graphql, PLATFORM_START_TIMEOUT_MS, startIsolatedPlatform, type IsolatedPlatform } from "../support/platform.js";
+import { sql } from "../support/db.js";
 
 /** Text that would mean an internal message leaked. */
 const INTERNALS = /prisma|pglite|postgres|127\.0\.0\.1:\d|\.ts:\d|\/work\/|Cannot read|undefined|stack/i;
 
 describe("a database outage on the platform", () => {
-  let p: VerifyPlatform;
+  let p: IsolatedPlatform;
   beforeAll(async () => {
-    p = await startVerifyPlatform();
+    p = await startIsolatedPlatform();
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(() => p?.close());
 

@@ -12,7 +12,9 @@ import { listenGraphQL, type RunningListener } from "../../gateway/graphql-liste
 import { errorAndSchemaOptions } from "../../gateway/gateway.js";
 import type { SubgraphContext } from "../../subgraphs/shared/context.js";
 import { buildRatingsSchema } from "../../subgraphs/ratings/schema.js";
-import { startShim, testConfig, TOKEN, type RunningShim } from "../rest-shim/helpers.js";
+import { startShim, type RunningShim } from "../rest-shim/helpers.js";
+import { testConfig } from "../support/config.js";
+import { ONBOARDING_TOKEN } from "../support/http.js";
 
 const INTERNAL_TOKEN = "internal-test-token";
 const config = testConfig({
@@ -51,7 +53,7 @@ beforeAll(async () => {
     name: "REST (HTTP_PORT)",
     port: shim.httpPort,
     head: ["GET /health HTTP/1.1", "Host: x"],
-    bodyHead: ["POST /v1/verify/chip/challenge HTTP/1.1", "Host: x", `Authorization: Bearer ${TOKEN}`, "Content-Type: application/json"],
+    bodyHead: ["POST /v1/verify/chip/challenge HTTP/1.1", "Host: x", `Authorization: Bearer ${ONBOARDING_TOKEN}`, "Content-Type: application/json"],
   });
   // Document 3 has no routes yet: every request is answered before its body, and the connection closes.
   const marketsHead = ["GET /api/v1/none HTTP/1.1", "Host: x"];

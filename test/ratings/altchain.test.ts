@@ -12,7 +12,9 @@ import { AltchainService } from "../../subgraphs/ratings/altchain/altchain.servi
 import { BindingClient } from "../../subgraphs/ratings/altchain/binding-client.js";
 import { startBindingNode, type BindingNode } from "../../subgraphs/ratings/altchain/dev-node.js";
 import { DEFAULT_BINDING_PROGRAM } from "../../subgraphs/shared/config/ratings.js";
-import { expectDetail, get, PLATFORM_START_TIMEOUT_MS, rated, startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
+import { expectDetail, rated, startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
+import { get } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 type Mode = "normal" | "slow" | "foreign-owner";
 

@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressEnvName, CONTRACT_NAMES } from "../../subgraphs/shared/config.js";
 import { DEV_FAUCET_KEY, DEV_TOTP_KEY } from "../../subgraphs/shared/config/ratings.js";
 import { signMonetizationDecision } from "../../subgraphs/ratings/monetization-message.js";
-import { get, PLATFORM_START_TIMEOUT_MS, POSTGRES_SKIP_MESSAGE, postJson, putJson, rpc, sql, startRatingsPlatform, usesPostgres, type RatingsPlatform } from "./helpers.js";
+import { startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
+import { rpc } from "../support/chain.js";
+import { POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "../support/db.js";
+import { get, postJson, putJson } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 describe.skipIf(!usesPostgres)(`two instances on one PostgreSQL database (${usesPostgres ? "PostgreSQL" : POSTGRES_SKIP_MESSAGE})`, () => {
   let a: RatingsPlatform;

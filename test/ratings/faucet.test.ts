@@ -10,7 +10,10 @@ import { getAddress, Wallet } from "ethers";
 import { URI, type TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_FAUCET_KEY } from "../../subgraphs/shared/config/ratings.js";
-import { expectFaucetError, PLATFORM_START_TIMEOUT_MS, postJson, rpc, startRatingsPlatform, type HttpAnswer, type RatingsPlatform } from "./helpers.js";
+import { expectFaucetError, startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
+import { rpc } from "../support/chain.js";
+import { postJson, type HttpAnswer } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 const FUND_AMOUNT = 100_000_000_000_000_000n;
 

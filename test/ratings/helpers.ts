@@ -11,28 +11,16 @@ import type { DemoRatedMachine } from "../../subgraphs/shared/chain/demo-ratings
 import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import type { ContractName } from "../../subgraphs/shared/config.js";
-import type { TestPlatform } from "../support/platform.js";
-import { send, startVerifyPlatform, type HttpAnswer, type SendOptions, type VerifyPlatform } from "../verify/helpers.js";
+import type { HttpAnswer } from "../support/http.js";
+import { startIsolatedPlatform, type IsolatedPlatform, type TestPlatform } from "../support/platform.js";
+import { waitUntil } from "../support/wait.js";
 
-export { PLATFORM_START_TIMEOUT_MS, POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "../verify/helpers.js";
-export type { HttpAnswer, VerifyPlatform as RatingsPlatform };
+export type RatingsPlatform = IsolatedPlatform;
 
-export function startRatingsPlatform(env: Record<string, string> = {}): Promise<VerifyPlatform> {
-  return startVerifyPlatform({ RATE_LIMIT_RATINGS_PER_IP: "100000", ...env });
+/** The platform with generous per-IP limits on its own database (PGlite, or PostgreSQL with DATABASE_URL). */
+export function startRatingsPlatform(env: Record<string, string> = {}): Promise<RatingsPlatform> {
+  return startIsolatedPlatform(env);
 }
-
-export const get = (url: string, options: Omit<SendOptions, "method"> = {}) => send(url, { ...options, method: "GET" });
-
-export const putJson = (url: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
-  send(url, { method: "PUT", headers: { "content-type": "application/json", ...headers }, body });
-
-export const postJson = (url: string, body: unknown, options: Omit<SendOptions, "body" | "method"> = {}) =>
-  send(url, {
-    ...options,
-    method: "POST",
-    headers: { "content-type": "application/json", ...options.headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
 
 /** A read-route error: `{"detail":"<text>"}`, FastAPI's content type. */
 export function expectDetail(answer: HttpAnswer, status: number, detail: string): void {
@@ -80,21 +68,8 @@ export async function transact(
 
 /** Resolves once the platform's chain reader is pinned at `block` or later. */
 export async function waitForBlock(p: TestPlatform, block: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  await waitUntil(() => {
     const pinned = p.platform.services.ratings!.pinnedBlock();
-    if (pinned !== null && pinned >= block) return;
-    if (Date.now() > deadline) throw new Error(`the reader did not reach block ${block}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** A JSON-RPC call to the platform's chain node (anvil_*, evm_*). */
-export async function rpc(p: TestPlatform, method: string, params: unknown[] = []): Promise<unknown> {
-  const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
-  try {
-    return await provider.send(method, params);
-  } finally {
-    provider.destroy();
-  }
+    return pinned !== null && pinned >= block;
+  });
 }

@@ -14,8 +14,10 @@ import { RatingsChain } from "../../subgraphs/ratings/chain/ratings-chain.js";
 import { McrService } from "../../subgraphs/ratings/mcr.service.js";
 import { FixedRates } from "../../subgraphs/ratings/scoring/fx.js";
 import { systemClock } from "../../subgraphs/shared/clock.js";
-import { eventually } from "../support/platform.js";
-import { get, PLATFORM_START_TIMEOUT_MS, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { get } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { eventually } from "../support/wait.js";
 
 let a: RatingsPlatform;
 beforeAll(async () => {

@@ -9,9 +9,10 @@ import { getAddress, Wallet, type Signer } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoWallet } from "../../subgraphs/shared/chain/dev-keys.js";
 import { buildMonetizationMessage, signMonetizationDecision } from "../../subgraphs/ratings/monetization-message.js";
-import { graphql } from "../support/platform.js";
-import { runCli } from "../verify/helpers.js";
-import { expectCoded, expectDetail, get, PLATFORM_START_TIMEOUT_MS, putJson, rated, startRatingsPlatform, transact, type HttpAnswer, type RatingsPlatform } from "./helpers.js";
+import { graphql, PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { expectCoded, expectDetail, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { runCli } from "../support/cli.js";
+import { get, putJson, type HttpAnswer } from "../support/http.js";
 
 let p: RatingsPlatform;
 beforeAll(async () => {

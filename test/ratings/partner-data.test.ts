@@ -8,7 +8,9 @@ import type { AddressInfo } from "node:net";
 import { toUtf8Bytes } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/processes.js";
-import { get, PLATFORM_START_TIMEOUT_MS, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { get } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 const MAX_BYTES = 1_048_576;
 

@@ -9,32 +9,10 @@ import { addressEnvName, CONTRACT_NAMES, loadConfig, type ContractName } from ".
 import { openPlatformChain, type PlatformChain } from "../../subgraphs/shared/chain/embedded.js";
 import { graphql, startTestPlatform, type TestPlatform } from "../support/platform.js";
 import { freePort } from "../support/processes.js";
+import { readyReport } from "../support/ratings.js";
 
-const ALL_READY = {
-  status: "ready",
-  rpc_connected: true,
-  contracts: {
-    identity_registry: true,
-    identity_staking: true,
-    event_registry: true,
-    machine_nft: true,
-    did_registry: true,
-    admin_flags: true,
-  },
-};
-
-const NOTHING_READY = {
-  status: "not_ready",
-  rpc_connected: false,
-  contracts: {
-    identity_registry: false,
-    identity_staking: false,
-    event_registry: false,
-    machine_nft: false,
-    did_registry: false,
-    admin_flags: false,
-  },
-};
+const ALL_READY = readyReport(true);
+const NOTHING_READY = readyReport(false);
 
 async function read(url: string) {
   const response = await fetch(url);

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { getAddress } from "ethers";
 import { DEMO_RATED_MACHINES } from "../../subgraphs/shared/chain/demo-ratings.js";
-import { expectDetail, get, PLATFORM_START_TIMEOUT_MS, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { expectDetail, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { get } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 let p: RatingsPlatform;
 beforeAll(async () => {

@@ -5,7 +5,10 @@
  */
 import { AbiCoder, keccak256, Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectDetail, get, PLATFORM_START_TIMEOUT_MS, rated, rpc, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { expectDetail, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
+import { rpc } from "../support/chain.js";
+import { get } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 const BATCH = 40;
 

@@ -8,7 +8,10 @@ import { ExecutorUnavailableError, type OperationResult } from "../../rest-shim/
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
 import { MONETIZATION_ERRORS, RATINGS_ERRORS, ratingsRateLimited } from "../../rest-shim/errors/ratings.js";
 import { VERIFY_ERRORS } from "../../rest-shim/errors/verify.js";
-import { READY, RecordingExecutor, call, happyExecutor, postHeaders, startShim, testConfig, verifyBody, type RunningShim } from "./helpers.js";
+import { READY, RecordingExecutor, happyExecutor, startShim, type RunningShim } from "./helpers.js";
+import { testConfig } from "../support/config.js";
+import { call, postHeaders } from "../support/http.js";
+import { verifyBody } from "../support/verify.js";
 
 const SECRET = "secret-nonce-0xdeadbeef token=abc stack: at foo (bar.ts:1)";
 

@@ -1,6 +1,8 @@
 /**
- * The `rest` role's executor against a stand-in gateway: the request it sends, connection reuse, GraphQL answers of
- * any status, and the typed failure for everything that is not a GraphQL answer.
+ * The `rest` role's executor against what a healthy gateway never does: an HTML error page from a proxy, JSON that
+ * is no GraphQL answer, silence past the deadline, nothing listening; plus the exact request it sends (path, headers,
+ * body), which only a recording server can show. Everything a real gateway answers is tested against the real one,
+ * in process: test/gateway/http-executor.test.ts.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -94,14 +96,6 @@ describe("createHttpExecutor", () => {
     await executor.close?.();
   });
 
-  it("returns GraphQL errors of any status (Apollo answers validation failures with 400)", async () => {
-    const errors = [{ message: "x", extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }];
-    const gateway = await fakeGateway(json(400, { errors }));
-    const executor = createHttpExecutor(gateway.url);
-    expect(await executor.execute(OPERATIONS.health, {}, forwarded)).toEqual({ errors });
-    await executor.close?.();
-  });
-
   it.each([
     ["an HTML error page", (res: http.ServerResponse) => res.writeHead(502, { "content-type": "text/html" }).end("<h1>Bad gateway</h1>")],
     ["JSON that is not a GraphQL response", json(200, { hello: "world" })],
@@ -116,9 +110,8 @@ describe("createHttpExecutor", () => {
   it("throws timeout when the deadline passes", async () => {
     const gateway = await fakeGateway(() => {});
     const executor = createHttpExecutor(gateway.url, { timeoutMs: 100 });
-    const started = Date.now();
+    // The stand-in never answers: without the deadline this would hang until the test's own timeout.
     expect((await failure(executor.execute(OPERATIONS.health, {}, forwarded))).reason).toBe("timeout");
-    expect(Date.now() - started).toBeLessThan(1000);
     await executor.close?.();
   });
 

@@ -1,15 +1,25 @@
 /**
  * Per-IP limits: which requests count (after the token and header checks), per-route and API-wide counters, the
- * 429 of each area, probes never limited, window roll-over, and counters shared through Redis by several shim
- * replicas.
+ * 429 of each area (verify, ratings, markets), HEAD counted like GET, probes never limited, window roll-over, the
+ * client IP behind proxies (TRUST_PROXY as true, a hop count, an address or CIDR), counters shared through Redis by
+ * several shim replicas, and the Redis call deadline.
+ *
+ * Each test starts its own shim, so no count carries from one test to the next, and the shim's window clock stands
+ * still (`shim.rateLimitClock`): a wall-clock minute boundary cannot reset a count in the middle of a sequence.
  */
 import net from "node:net";
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
 import { RATINGS_ERRORS } from "../../rest-shim/errors/ratings.js";
+import { OPERATIONS } from "../../rest-shim/operations.js";
+import { AREAS, ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type RateLimitRule } from "../../rest-shim/rate-limit.js";
-import { call, postHeaders, startShim, testConfig, verifyBody, type RunningShim } from "./helpers.js";
+import { startShim, type RunningShim } from "./helpers.js";
+import { testConfig } from "../support/config.js";
+import { call, postHeaders, rawRequest } from "../support/http.js";
+import { verifyBody } from "../support/verify.js";
 
 const RATE_LIMITED = verifyBody("RATE_LIMITED", "Too many requests; retry later.");
 const REDIS_URL = "redis://127.0.0.1:6379";
@@ -27,33 +37,52 @@ async function statuses(count: number, send: () => Promise<{ status: number }>):
   return result;
 }
 
-describe("with memory counters", () => {
-  let shim: RunningShim;
-  beforeAll(async () => {
-    shim = await startShim({
-      config: testConfig({
-        RATE_LIMIT_CHALLENGE_PER_IP: "2",
-        RATE_LIMIT_EVIDENCE_PER_IP: "3",
-        RATE_LIMIT_VERIFY_READ_PER_IP: "2",
-        RATE_LIMIT_VERIFY_API_PER_IP: "6",
-        RATE_LIMIT_RATINGS_PER_IP: "2",
-      }),
-    });
-  });
-  afterAll(() => shim.close());
+/** Shims started by the current test, closed after it. */
+const started: RunningShim[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((shim) => shim.close()));
+});
+async function shimWith(env: Record<string, string>, routes?: readonly RouteDefinition[]): Promise<RunningShim> {
+  const shim = await startShim({ config: testConfig(env), routes });
+  started.push(shim);
+  return shim;
+}
 
+/** A markets route counting the markets per-IP limit, until document 3's routes exist in the table. */
+const MARKETS_PROBE: RouteDefinition = {
+  method: "GET",
+  path: "/api/v1/streams/:streamId",
+  area: AREAS.markets,
+  errors: MARKETS_ERRORS,
+  operation: OPERATIONS.health,
+  rules: {},
+  rateLimits: ["marketsPerIp"],
+  unavailableCode: "SERVICE_UNAVAILABLE",
+  variables: () => ({}),
+  respond: (data) => ({ status: 200, body: Buffer.from(JSON.stringify({ item: data.health })) }),
+};
+
+describe("with memory counters", () => {
   it("counts only requests that passed the token and header checks; the 429 reaches no GraphQL", async () => {
+    const shim = await shimWith({ RATE_LIMIT_CHALLENGE_PER_IP: "2" });
     expect(await statuses(5, () => challenge(shim, postHeaders({ authorization: "Bearer wrong" })))).toEqual([401, 401, 401, 401, 401]);
     expect(await statuses(2, () => challenge(shim, postHeaders({ accept: "text/html" })))).toEqual([406, 406]);
-    const calls = shim.executor.calls.length;
     expect(await statuses(3, () => challenge(shim))).toEqual([201, 201, 429]);
-    expect(shim.executor.calls.length).toBe(calls + 2);
+    expect(shim.executor.calls.length).toBe(2);
     const limited = await challenge(shim);
     expect(limited.body).toBe(RATE_LIMITED);
     expect(limited.headers.get("cache-control")).toBe("no-store");
+    expect(shim.executor.calls.length).toBe(2);
+  });
+
+  it("the evidence route has its own limit", async () => {
+    const shim = await shimWith({ RATE_LIMIT_EVIDENCE_PER_IP: "3" });
+    expect(await statuses(4, () => evidence(shim))).toEqual([202, 202, 202, 429]);
+    expect(await statuses(1, () => challenge(shim))).toEqual([201]);
   });
 
   it("the read route has its own limit and its 429 carries no Retry-After", async () => {
+    const shim = await shimWith({ RATE_LIMIT_VERIFY_READ_PER_IP: "2" });
     expect(await statuses(3, () => read(shim))).toEqual([200, 200, 429]);
     const limited = await read(shim);
     expect(limited.body).toBe(RATE_LIMITED);
@@ -61,41 +90,137 @@ describe("with memory counters", () => {
   });
 
   it("the API-wide limit counts every verify route", async () => {
-    // 4 challenge + 4 read requests so far (limited ones count too): 8 > 6, so evidence is refused at once.
-    expect(await statuses(1, () => evidence(shim))).toEqual([429]);
+    const shim = await shimWith({ RATE_LIMIT_VERIFY_API_PER_IP: "6" });
+    expect(await statuses(2, () => challenge(shim))).toEqual([201, 201]);
+    expect(await statuses(2, () => read(shim))).toEqual([200, 200]);
+    expect(await statuses(2, () => evidence(shim))).toEqual([202, 202]);
+    expect(await statuses(1, () => read(shim))).toEqual([429]);
+    expect(await statuses(1, () => challenge(shim))).toEqual([429]);
+  });
+
+  it("HEAD requests are counted by the same limits as GET", async () => {
+    const shim = await shimWith({ RATE_LIMIT_VERIFY_READ_PER_IP: "3" });
+    const head = () => rawRequest(shim.httpPort, ["HEAD /v1/verify/machines/1 HTTP/1.1", "Host: t", "Connection: close"]);
+    expect(await statuses(2, head)).toEqual([200, 200]);
+    expect(await statuses(2, () => read(shim))).toEqual([200, 429]);
+    const limitedHead = await head();
+    expect(limitedHead.status).toBe(429);
+    expect(limitedHead.body).toBe("");
   });
 
   it("ratings routes answer slowapi's 429 text, and the probes are never limited", async () => {
+    const shim = await shimWith({ RATE_LIMIT_RATINGS_PER_IP: "2" });
     expect(await statuses(3, () => call(`${shim.httpUrl}/mcr/did:x`))).toEqual([200, 200, 429]);
     expect((await call(`${shim.httpUrl}/mcr/did:x`)).body).toBe('{"detail":"Rate limit exceeded: 2 per 1 minute"}');
     expect(await statuses(5, () => call(`${shim.httpUrl}/health`))).toEqual([200, 200, 200, 200, 200]);
     expect(await statuses(5, () => call(`${shim.httpUrl}/ready`))).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it("markets routes answer the markets envelope's 429 after RATE_LIMIT_MARKETS_PER_IP", async () => {
+    const shim = await shimWith({ RATE_LIMIT_MARKETS_PER_IP: "2" }, [...ROUTES, MARKETS_PROBE]);
+    expect(await statuses(3, () => call(`${shim.marketsUrl}/api/v1/streams/7`))).toEqual([200, 200, 429]);
+    const limited = await call(`${shim.marketsUrl}/api/v1/streams/7`);
+    expect(limited.body).toBe('{"error":{"code":"RATE_LIMITED","message":"Too many requests; retry later."}}');
+    expect(limited.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    // The markets counter is its own: the verify read route still answers.
+    expect((await read(shim)).status).toBe(200);
+  });
+
+  it("a count lasts exactly its window: the last millisecond is still limited, the next window starts fresh", async () => {
+    const shim = await shimWith({ RATE_LIMIT_VERIFY_READ_PER_IP: "2", RATE_LIMIT_WINDOW_MS: "60000" });
+    const clock = shim.rateLimitClock!;
+    clock.set(Math.floor(clock.now() / 60_000) * 60_000); // the first millisecond of a window
+    expect(await statuses(3, () => read(shim))).toEqual([200, 200, 429]);
+    clock.advance(59_999);
+    expect(await statuses(1, () => read(shim))).toEqual([429]);
+    clock.advance(1);
+    expect(await statuses(3, () => read(shim))).toEqual([200, 200, 429]);
+  });
+
+  it("RATE_LIMIT_WINDOW_MS sets the window", async () => {
+    const shim = await shimWith({ RATE_LIMIT_VERIFY_READ_PER_IP: "1", RATE_LIMIT_WINDOW_MS: "5000" });
+    const clock = shim.rateLimitClock!;
+    clock.set(Math.floor(clock.now() / 5000) * 5000);
+    expect(await statuses(2, () => read(shim))).toEqual([200, 429]);
+    clock.advance(5000);
+    expect(await statuses(2, () => read(shim))).toEqual([200, 429]);
+  });
+});
+
+describe("query strings on the POST routes are ignored", () => {
+  it("the challenge route takes machineId from the body, never from the query", async () => {
+    const shim = await shimWith({});
+    const answer = await call(`${shim.httpUrl}/v1/verify/chip/challenge?machineId=999&x=1`, {
+      method: "POST",
+      headers: postHeaders(),
+      body: '{"machineId":"1"}',
+    });
+    expect(answer.status).toBe(201);
+    expect(shim.executor.calls.map((c) => c.variables)).toEqual([{ machineId: "1" }]);
+  });
+
+  it("the evidence route passes the body text unchanged, whatever the query says", async () => {
+    const shim = await shimWith({});
+    const answer = await call(`${shim.httpUrl}/v1/verify/chip/evidence?evidence=%7B%7D`, { method: "POST", headers: postHeaders(), body: '{"a":1}' });
+    expect(answer.status).toBe(202);
+    expect(shim.executor.calls.map((c) => c.variables)).toEqual([{ evidence: '{"a":1}' }]);
+  });
+
+  it("a query string does not open a second counter", async () => {
+    const shim = await shimWith({ RATE_LIMIT_CHALLENGE_PER_IP: "2" });
+    const post = (query: string) => call(`${shim.httpUrl}/v1/verify/chip/challenge${query}`, { method: "POST", headers: postHeaders(), body: '{"machineId":"1"}' });
+    expect([(await post("")).status, (await post("?a=1")).status, (await post("?b=2")).status]).toEqual([201, 201, 429]);
   });
 });
 
 describe("client IP behind a load balancer", () => {
   const readFrom = (shim: RunningShim, forwardedFor: string) =>
     call(`${shim.httpUrl}/v1/verify/machines/1`, { headers: { "x-forwarded-for": forwardedFor } });
+  const limitOne = (trustProxy?: string) => shimWith({ RATE_LIMIT_VERIFY_READ_PER_IP: "1", ...(trustProxy === undefined ? {} : { TRUST_PROXY: trustProxy }) });
 
   it("without TRUST_PROXY, X-Forwarded-For is ignored: every client behind it shares the socket's count", async () => {
-    const shim = await startShim({ config: testConfig({ RATE_LIMIT_VERIFY_READ_PER_IP: "2" }) });
-    try {
-      const answers = [await readFrom(shim, "203.0.113.1"), await readFrom(shim, "203.0.113.2"), await readFrom(shim, "203.0.113.3")];
-      expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
-    } finally {
-      await shim.close();
-    }
+    const shim = await limitOne();
+    expect([(await readFrom(shim, "203.0.113.1")).status, (await readFrom(shim, "203.0.113.2")).status]).toEqual([200, 429]);
+    expect(shim.executor.calls.map((c) => c.request.clientIp)).toEqual(["127.0.0.1"]);
   });
 
-  it("with TRUST_PROXY, each forwarded client has its own count", async () => {
-    const shim = await startShim({ config: testConfig({ RATE_LIMIT_VERIFY_READ_PER_IP: "2", TRUST_PROXY: "127.0.0.1" }) });
-    try {
-      const first = [await readFrom(shim, "203.0.113.1"), await readFrom(shim, "203.0.113.1"), await readFrom(shim, "203.0.113.1")];
-      expect(first.map((a) => a.status)).toEqual([200, 200, 429]);
-      expect((await readFrom(shim, "203.0.113.2")).status).toBe(200);
-    } finally {
-      await shim.close();
-    }
+  it("TRUST_PROXY=false is the same as unset", async () => {
+    const shim = await limitOne("false");
+    expect([(await readFrom(shim, "203.0.113.1")).status, (await readFrom(shim, "203.0.113.2")).status]).toEqual([200, 429]);
+  });
+
+  it.each([
+    ["an address", "127.0.0.1"],
+    ["a CIDR", "127.0.0.0/8"],
+    ["true", "true"],
+  ])("TRUST_PROXY as %s: each forwarded client has its own count", async (_label, trustProxy) => {
+    const shim = await limitOne(trustProxy);
+    expect([(await readFrom(shim, "203.0.113.1")).status, (await readFrom(shim, "203.0.113.1")).status]).toEqual([200, 429]);
+    expect((await readFrom(shim, "203.0.113.2")).status).toBe(200);
+    expect(shim.executor.calls.map((c) => c.request.clientIp)).toEqual(["203.0.113.1", "203.0.113.2"]);
+  });
+
+  it("TRUST_PROXY as a CIDR that does not hold the proxy's address: X-Forwarded-For is ignored", async () => {
+    const shim = await limitOne("10.0.0.0/8");
+    expect([(await readFrom(shim, "203.0.113.1")).status, (await readFrom(shim, "203.0.113.2")).status]).toEqual([200, 429]);
+  });
+
+  it("TRUST_PROXY=true takes the leftmost address; a hop count takes the address that many hops back", async () => {
+    const all = await limitOne("true");
+    expect((await readFrom(all, "203.0.113.1, 198.51.100.7")).status).toBe(200);
+    expect(all.executor.calls.map((c) => c.request.clientIp)).toEqual(["203.0.113.1"]);
+
+    const oneHop = await limitOne("1");
+    // One trusted hop (the socket's peer): the client is the last address it forwarded, whatever precedes it.
+    expect((await readFrom(oneHop, "203.0.113.1, 198.51.100.7")).status).toBe(200);
+    expect((await readFrom(oneHop, "203.0.113.2, 198.51.100.7")).status).toBe(429);
+    expect((await readFrom(oneHop, "203.0.113.1, 198.51.100.8")).status).toBe(200);
+    expect(oneHop.executor.calls.map((c) => c.request.clientIp)).toEqual(["198.51.100.7", "198.51.100.8"]);
+
+    const twoHops = await limitOne("2");
+    expect((await readFrom(twoHops, "203.0.113.1, 198.51.100.7")).status).toBe(200);
+    expect((await readFrom(twoHops, "203.0.113.2, 198.51.100.7")).status).toBe(200);
+    expect(twoHops.executor.calls.map((c) => c.request.clientIp)).toEqual(["203.0.113.1", "203.0.113.2"]);
   });
 });
 
@@ -196,5 +321,78 @@ describe("Redis down", () => {
     for (let i = 0; i < 3; i++) expect(await limiter.exceeded(rules, "a")).toBeUndefined();
     expect(outages.length).toBe(1);
     await limiter.close();
+  });
+});
+
+/**
+ * A Redis that accepts connections and answers the connection's handshake (RESP over a real socket), but never
+ * answers a counter call: a Redis hung under load.
+ */
+async function startHungRedis(): Promise<{ url: string; commands: string[]; close(): Promise<void> }> {
+  const commands: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("data", (chunk) => {
+      // Each command is a RESP array of bulk strings; its name is the first bulk string.
+      for (const match of chunk.toString("latin1").matchAll(/\*\d+\r\n\$\d+\r\n([^\r]+)\r\n/g)) {
+        const name = match[1]!.toUpperCase();
+        commands.push(name);
+        // ioredis 6 opens with HELLO 3 (answered as by a Redis 5: unknown, so RESP2), CLIENT SETINFO, INFO.
+        if (name === "HELLO") socket.write("-ERR unknown command 'HELLO'\r\n");
+        else if (name === "CLIENT") socket.write("+OK\r\n");
+        else if (name === "INFO") {
+          const info = "# Server\r\nredis_version:7.2.0\r\nloading:0\r\n";
+          socket.write(`$${Buffer.byteLength(info)}\r\n${info}\r\n`);
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    commands,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe("a Redis that does not answer", () => {
+  /** Fails when `promise` has not settled after `ms`: a hang becomes a failure with a message, not a test timeout. */
+  const settlesWithin = <T>(promise: Promise<T>, ms: number) =>
+    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms))]);
+
+  it("a counter call gives up at its deadline: the request passes and the outage is reported once, by name", async () => {
+    const redis = await startHungRedis();
+    const outages: string[] = [];
+    const limiter = new RateLimiter(new RedisCounterStore(redis.url, { commandTimeoutMs: 200, onOutage: (name) => outages.push(name) }), 60_000);
+    const rules: RateLimitRule[] = [{ name: "r", limit: 1, rejection: RATINGS_ERRORS.internal }];
+    try {
+      for (let i = 0; i < 3; i++) expect(await settlesWithin(limiter.exceeded(rules, "a"), 20_000)).toBeUndefined();
+      // The calls did reach the server (EVALSHA or EVAL of the counter script) and were never answered.
+      expect(redis.commands.some((name) => name === "EVALSHA" || name === "EVAL")).toBe(true);
+      expect(outages).toHaveLength(1);
+      expect(outages[0]).toMatch(/^[A-Za-z]+$/);
+    } finally {
+      await limiter.close().catch(() => undefined);
+      await redis.close();
+    }
+  });
+
+  it("through the shim with REDIS_URL: the request is answered, not held by the hung counter call", async () => {
+    const redis = await startHungRedis();
+    const shim = await startShim({ config: testConfig({ REDIS_URL: redis.url, RATE_LIMIT_VERIFY_READ_PER_IP: "1" }) });
+    try {
+      // Over the limit of 1, yet answered: the counters are unavailable, so requests pass.
+      expect(await settlesWithin(statuses(3, () => read(shim)), 20_000)).toEqual([200, 200, 200]);
+      expect(redis.commands.some((name) => name === "EVALSHA" || name === "EVAL")).toBe(true);
+    } finally {
+      await shim.close();
+      await redis.close();
+    }
   });
 });

@@ -9,7 +9,8 @@ import { FAUCET_ERRORS } from "../../rest-shim/errors/faucet.js";
 import { MONETIZATION_ERRORS, RATINGS_ERRORS } from "../../rest-shim/errors/ratings.js";
 import { ROUTES } from "../../rest-shim/routes.js";
 import { FAUCET_CODES } from "../../subgraphs/ratings/faucet/faucet-errors.js";
-import { call, RecordingExecutor, startShim, type RunningShim } from "./helpers.js";
+import { RecordingExecutor, startShim, type RunningShim } from "./helpers.js";
+import { call } from "../support/http.js";
 
 const READ_CODES: Array<[code: string, status: number, detail: string]> = [
   ["INVALID_REQUEST", 400, "Invalid request"],

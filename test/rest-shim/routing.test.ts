@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../rest-shim/operations.js";
 import { AREAS, ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
-import { READY, READY_BODY, RECORD, call, happyExecutor, rawRequest, startShim, verifyBody, type RunningShim } from "./helpers.js";
+import { READY, RECORD, happyExecutor, startShim, type RunningShim } from "./helpers.js";
+import { READY_BODY } from "../support/ratings.js";
+import { call, rawRequest } from "../support/http.js";
+import { verifyBody } from "../support/verify.js";
 
 const NOT_FOUND_VERIFY = verifyBody("VERIFY_ROUTE_NOT_FOUND", "No such verify route.");
 const METHOD_NOT_ALLOWED_VERIFY = verifyBody("METHOD_NOT_ALLOWED", "Method not allowed on this route.");

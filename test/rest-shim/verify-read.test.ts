@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ExecutorUnavailableError } from "../../rest-shim/executor.js";
-import { RECORD, TOKEN, call, happyExecutor, rawRequest, startShim, verifyBody, type RunningShim } from "./helpers.js";
+import { RECORD, happyExecutor, startShim, type RunningShim } from "./helpers.js";
+import { ONBOARDING_TOKEN, call, rawRequest } from "../support/http.js";
+import { verifyBody } from "../support/verify.js";
 
 let shim: RunningShim;
 beforeAll(async () => {
@@ -33,7 +35,7 @@ describe("the machine ID parameter", () => {
   });
 
   it("credentials are not forwarded: the read route takes none", async () => {
-    await call(`${shim.httpUrl}/v1/verify/machines/1`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    await call(`${shim.httpUrl}/v1/verify/machines/1`, { headers: { authorization: `Bearer ${ONBOARDING_TOKEN}` } });
     expect(shim.executor.calls[0]!.request).toEqual({ clientIp: "127.0.0.1", authorization: undefined });
   });
 

@@ -19,6 +19,21 @@ import { openDatabase, type Database } from "../../subgraphs/shared/db/index.js"
 
 export type DatabaseTarget = "pglite" | "postgres";
 
+/** Whether this run has a PostgreSQL server (DATABASE_URL): the PostgreSQL cases run only then. */
+export const usesPostgres = Boolean(process.env.DATABASE_URL);
+export const POSTGRES_SKIP_MESSAGE = "DATABASE_URL is unset: the PostgreSQL cases are skipped";
+
+/** One query on a PostgreSQL database over a separate connection (as an operator, or a second instance, would). */
+export async function sql<T extends Record<string, unknown>>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
 /** The targets this run can reach: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export function databaseTargets(): DatabaseTarget[] {
   return process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];

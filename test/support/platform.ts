@@ -9,6 +9,13 @@ import path from "node:path";
 import { loadConfig, type PlatformConfig } from "../../subgraphs/shared/config.js";
 import type { DemoFixture, DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { consoleLogger, startPlatform, type RunningPlatform, type StartOptions } from "../../gateway/platform.js";
+import { rateLimitClock, type ManualClock } from "./clock.js";
+import { GENEROUS_LIMITS } from "./config.js";
+import { createPostgresDatabase, usesPostgres } from "./db.js";
+
+export { eventually, waitUntil } from "./wait.js";
+export { PLATFORM_START_TIMEOUT_MS } from "./timeouts.js";
+export { POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "./db.js";
 
 export interface TestPlatform {
   config: PlatformConfig;
@@ -21,6 +28,9 @@ export interface TestPlatform {
   /** Document 2's 2.0 deployment listener. */
   mcr2: string;
   graphql: string;
+  /** The clock of the per-IP rate-limit windows: frozen mid-window unless the test passed `rateLimitClock` (then
+   * undefined); `advance(windowMs)` rolls the window. */
+  rateLimitClock?: ManualClock;
   machine(state: DemoMachine["state"], index?: number): DemoMachine;
   close(): Promise<void>;
 }
@@ -44,7 +54,12 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     CHAIN_POLL_MS: "50",
     ...env,
   });
-  const platform = await startPlatform({ kind: "all" }, config, consoleLogger(config.logLevel), options);
+  // No wall-clock window boundary may fall inside a test's sequence of requests: the windows stand still.
+  const frozenWindows = options.rateLimitClock ? undefined : rateLimitClock(config.rateLimits.windowMs);
+  const platform = await startPlatform({ kind: "all" }, config, consoleLogger(config.logLevel), {
+    ...options,
+    rateLimitClock: options.rateLimitClock ?? frozenWindows,
+  });
   const demo = platform.chain!.demo!;
   return {
     config,
@@ -55,6 +70,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     markets: platform.urls.markets,
     mcr2: platform.urls.mcr2,
     graphql: platform.urls.graphql,
+    rateLimitClock: frozenWindows,
     machine(state, index = 0) {
       const found = demo.machines.filter((m) => m.state === state)[index];
       if (!found) throw new Error(`demo fixture has no machine #${index} in state ${state}`);
@@ -82,13 +98,32 @@ export async function graphql(
   return { status: response.status, body: (await response.json()) as any };
 }
 
-/** Polls `probe` until it returns a value (chain reads are cached per block; the watcher catches up in ms). */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+export interface IsolatedPlatform extends TestPlatform {
+  /** URL of this platform's own PostgreSQL database, when the run has DATABASE_URL; undefined on PGlite. */
+  databaseUrl?: string;
+}
+
+/**
+ * The platform with per-IP limits no test meets unless it sets small ones (GENEROUS_LIMITS), on its own database:
+ * PGlite in its data directory, or, when the run has DATABASE_URL, a throw-away PostgreSQL database dropped on close.
+ * The same tests so cover both database kinds. `env.DATABASE_URL` shares a given database instead (two instances).
+ */
+export async function startIsolatedPlatform(env: Record<string, string> = {}, options: StartOptions = {}): Promise<IsolatedPlatform> {
+  const scratch = usesPostgres && !env.DATABASE_URL ? await createPostgresDatabase() : undefined;
+  const databaseUrl = env.DATABASE_URL ?? scratch?.url;
+  let p: TestPlatform;
+  try {
+    p = await startTestPlatform({ ...GENEROUS_LIMITS, ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, options);
+  } catch (error) {
+    await scratch?.drop();
+    throw error;
   }
+  return {
+    ...p,
+    databaseUrl,
+    async close() {
+      await p.close();
+      await scratch?.drop();
+    },
+  };
 }

@@ -7,20 +7,13 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually } from "../support/platform.js";
-import {
-  BEARER,
-  OPERATOR_TOKEN,
-  expectReceipt,
-  graphqlCode,
-  issueChallenge,
-  mineBlock,
-  postEvidence,
-  runCli,
-  type VerifyPlatform,
-  PLATFORM_START_TIMEOUT_MS,
-  startVerifyPlatform,
-} from "./helpers.js";
+import { evidenceFor, graphqlCode, issueChallenge, postEvidence, type VerifyPlatform, startVerifyPlatform } from "./helpers.js";
+import { mineBlock } from "../support/chain.js";
+import { runCli } from "../support/cli.js";
+import { BEARER, OPERATOR_TOKEN } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { expectReceipt } from "../support/verify.js";
+import { eventually } from "../support/wait.js";
 
 let p: VerifyPlatform;
 beforeAll(async () => {
@@ -42,7 +35,7 @@ async function verification(machineId: string): Promise<{ kyb: { status: string 
 
 /** Waits until the read route shows `status` for the topic (the chain reader caches per block). */
 const statusBecomes = (machineId: string, topic: "kyb" | "chip", status: string) =>
-  eventually(async () => ((await verification(machineId))[topic].status === status ? true : undefined), 10_000);
+  eventually(async () => ((await verification(machineId))[topic].status === status ? true : undefined));
 
 /** One JSON line per record on stdout. */
 const jsonLines = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
@@ -53,51 +46,64 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   return run.stdout;
 }
 
-describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> verified", () => {
-  let receiptId: string;
-  let attestationUid: string;
-  const machineId = "2";
+/** Evidence of a demo machine accepted by the route (built with the kit): its receipt. */
+async function acceptedReceipt(machine = p.machine("active", 0)): Promise<string> {
+  const challenge = await issueChallenge(p, machine.machineId);
+  return expectReceipt(await postEvidence(p, evidenceFor(challenge, machine)));
+}
 
-  it("the CLI builds the evidence file from the challenge file; the route accepts it byte for byte", async () => {
+/** `evidence attest`: the CLI attests the evidence on chain and records it; returns the attestation uid. */
+async function attestWithCli(receiptId: string): Promise<string> {
+  const [result] = jsonLines(await cli(["evidence", "attest", "--receipt", receiptId]));
+  expect(result.receiptId).toBe(receiptId);
+  expect(result.uid).toMatch(/^0x[0-9a-f]{64}$/);
+  return result.uid;
+}
+
+const pendingReceipts = async () => jsonLines(await cli(["evidence", "pending"])).map((r) => r.receiptId);
+
+describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> verified", () => {
+  it("walks the whole way for machine 2, checking each step's visible state", async () => {
+    const machineId = "2";
     expect((await verification(machineId)).chip.status).toBe("unverified");
+
+    // The CLI builds the evidence file from the challenge file; the route accepts it byte for byte.
     const challenge = await issueChallenge(p, machineId);
     const challengeFile = path.join(p.dataDir, "challenge.json");
     await writeFile(challengeFile, JSON.stringify(challenge));
     const evidence = await cli(["evidence", "--challenge", challengeFile, "--machine", machineId]);
     expect(evidence.endsWith("}")).toBe(true); // no trailing newline
-    receiptId = expectReceipt(await postEvidence(p, evidence));
+    const receiptId = expectReceipt(await postEvidence(p, evidence));
     // Accepted evidence is neither a verified status nor an on-chain record.
     expect((await verification(machineId)).chip.status).toBe("unverified");
-  });
 
-  it("`evidence pending` lists the accepted evidence", async () => {
-    const records = jsonLines(await cli(["evidence", "pending"]));
-    const record = records.find((r) => r.receiptId === receiptId);
+    // `evidence pending` lists it.
+    const record = jsonLines(await cli(["evidence", "pending"])).find((r) => r.receiptId === receiptId);
     expect(record).toMatchObject({ receiptId, machineId, attestedAt: null });
     expect(record.chipRef).toMatch(/^0x[0-9a-f]{64}$/);
     expect(record.evidenceHash).toMatch(/^0x[0-9a-f]{64}$/);
-  });
 
-  it("`evidence attest` records the attestation on chain; the read route shows the chip verified", async () => {
-    const [result] = jsonLines(await cli(["evidence", "attest", "--receipt", receiptId]));
-    expect(result).toMatchObject({ receiptId, machineId });
-    expect(result.uid).toMatch(/^0x[0-9a-f]{64}$/);
-    attestationUid = result.uid;
+    // `evidence attest` records the attestation on chain; the read route shows the chip verified.
+    await attestWithCli(receiptId);
     await statusBecomes(machineId, "chip", "verified");
     expect((await verification(machineId)).kyb.status).toBe("unverified"); // the topics are independent
-  });
 
-  it("`evidence pending` no longer lists it", async () => {
-    expect(jsonLines(await cli(["evidence", "pending"])).map((r) => r.receiptId)).not.toContain(receiptId);
+    // `evidence pending` no longer lists it, nor does GraphQL.
+    expect(await pendingReceipts()).not.toContain(receiptId);
     const { data } = await graphqlCode(p, PENDING, {}, OPERATOR_AUTH);
     expect(data.pendingChipEvidence.map((r: { receiptId: string }) => r.receiptId)).not.toContain(receiptId);
   });
+});
 
+describe("the operator's guard rails", () => {
   it("recordChipAttestation refuses a uid the registry does not hold, or one for other data: ATTESTATION_MISMATCH", async () => {
+    const machine = p.machine("active", 0);
+    const receiptId = await acceptedReceipt(machine);
+    const attestationUid = await attestWithCli(receiptId);
     const unknownUid = `0x${"ab".repeat(32)}`;
     expect((await graphqlCode(p, RECORD, { receiptId, uid: unknownUid }, OPERATOR_AUTH)).code).toBe("ATTESTATION_MISMATCH");
     // A real chip attestation of the same machine, but not for this evidence (the CLI's default evidence hash is zero).
-    const [other] = jsonLines(await cli(["attest", "chip", "--machine", machineId]));
+    const [other] = jsonLines(await cli(["attest", "chip", "--machine", machine.machineId]));
     expect((await graphqlCode(p, RECORD, { receiptId, uid: other.uid }, OPERATOR_AUTH)).code).toBe("ATTESTATION_MISMATCH");
     // The matching one is still accepted (idempotent).
     const { code, data } = await graphqlCode(p, RECORD, { receiptId, uid: attestationUid }, OPERATOR_AUTH);
@@ -105,7 +111,22 @@ describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> 
     expect(data.recordChipAttestation.receiptId).toBe(receiptId);
   });
 
+  it("recordChipAttestation refuses the evidence's own attestation once it is revoked: ATTESTATION_MISMATCH", async () => {
+    const receiptId = await acceptedReceipt();
+    const attestationUid = await attestWithCli(receiptId);
+    // Before the revocation the matching uid is accepted again (idempotent) ...
+    expect((await graphqlCode(p, RECORD, { receiptId, uid: attestationUid }, OPERATOR_AUTH)).code).toBeUndefined();
+    await cli(["revoke", "--uid", attestationUid]);
+    // ... after it, the same uid is refused (once the reader has seen the revocation's block).
+    const code = await eventually(async () => {
+      const answer = await graphqlCode(p, RECORD, { receiptId, uid: attestationUid }, OPERATOR_AUTH);
+      return answer.code === undefined ? undefined : answer.code;
+    });
+    expect(code).toBe("ATTESTATION_MISMATCH");
+  });
+
   it("operator operations need the operator token: ONBOARDING_AUTH_REQUIRED otherwise", async () => {
+    const receiptId = await acceptedReceipt();
     for (const authorization of [undefined, BEARER, "Bearer not-the-operator-token"]) {
       expect((await graphqlCode(p, PENDING, {}, authorization)).code).toBe("ONBOARDING_AUTH_REQUIRED");
       expect((await graphqlCode(p, RECORD, { receiptId, uid: `0x${"cd".repeat(32)}` }, authorization)).code).toBe("ONBOARDING_AUTH_REQUIRED");
@@ -114,6 +135,8 @@ describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> 
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("ONBOARDING_AUTH_REQUIRED");
     expect(run.stderr).not.toContain("not-the-operator-token");
+    // Nothing was recorded by the refused calls: the evidence is still pending.
+    expect(await pendingReceipts()).toContain(receiptId);
   });
 });
 
@@ -142,7 +165,8 @@ describe("client kit for integrators: explicit certificate, chip key and control
   });
 
   it("refuses mixed or missing key options with usage exit code 2, and a non-challenge file with exit code 1", async () => {
-    const challengeFile = path.join(p.dataDir, "kit-challenge.json");
+    const challengeFile = path.join(p.dataDir, "kit-usage-challenge.json");
+    await writeFile(challengeFile, JSON.stringify(await issueChallenge(p, "1")));
     const mixed = await runCli(p, ["evidence", "--challenge", challengeFile, "--machine", "1", "--cert", challengeFile]);
     expect(mixed.code).toBe(2);
     const missing = await runCli(p, ["evidence", "--challenge", challengeFile, "--cert", challengeFile]);
@@ -168,11 +192,11 @@ describe("KYB through the CLI", () => {
   it("`attest kyb --ttl` expires once the chain's time passes the expiry", async () => {
     const machine = p.machine("deactivated"); // machine 3: its operator has no KYB record; the record is still served
     expect((await verification(machine.machineId)).kyb.status).toBe("unverified");
-    const [attested] = jsonLines(await cli(["attest", "kyb", "--operator", machine.operatorAddress, "--ttl", "3"]));
+    const [attested] = jsonLines(await cli(["attest", "kyb", "--operator", machine.operatorAddress, "--ttl", "600"]));
     expect(Number(attested.expiresAt)).toBeGreaterThan(0);
-    // The status is computed at the read block: wait past the expiry, then mine a block carrying a later timestamp.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(attested.expiresAt) * 1000 - Date.now()) + 1500));
-    await mineBlock(p);
+    await statusBecomes(machine.machineId, "kyb", "verified");
+    // The status is computed at the read block: move the chain's clock past the expiry and mine a block there.
+    await mineBlock(p, 1200);
     await statusBecomes(machine.machineId, "kyb", "expired");
   });
 });

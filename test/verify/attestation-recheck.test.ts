@@ -9,20 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectContract } from "../../subgraphs/shared/chain/contracts.js";
 import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
-import {
-  OPERATOR_TOKEN,
-  PLATFORM_START_TIMEOUT_MS,
-  deactivateMachine,
-  evidenceFor,
-  expectReceipt,
-  graphqlCode,
-  issueChallenge,
-  postEvidence,
-  runCli,
-  setController,
-  startVerifyPlatform,
-  type VerifyPlatform,
-} from "./helpers.js";
+import { deactivateMachine, evidenceFor, graphqlCode, issueChallenge, postEvidence, setController, startVerifyPlatform, type VerifyPlatform } from "./helpers.js";
+import { runCli } from "../support/cli.js";
+import { OPERATOR_TOKEN } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { expectReceipt } from "../support/verify.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 
 const OPERATOR_AUTH = `Bearer ${OPERATOR_TOKEN}`;
 const TTL_SECONDS = 3600;
@@ -64,7 +56,7 @@ async function attestDirectly(receiptId: string): Promise<string> {
   const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
   try {
     const registry = connectContract("AttestationRegistry", p.platform.chain!.addresses, new Wallet(DEV_DEPLOYER_KEY, provider));
-    const receipt = await (await registry.attestChip(record.machineId, record.chipRef, record.evidenceHash, 0)).wait();
+    const receipt = await minedReceipt(await registry.attestChip(record.machineId, record.chipRef, record.evidenceHash, 0));
     for (const entry of receipt.logs) {
       const parsed = registry.interface.parseLog(entry);
       if (parsed?.name === "ChipAttested") return parsed.args.uid as string;

@@ -11,18 +11,10 @@ import { checkEvidence } from "../../subgraphs/verify/evidence/check.js";
 import { parseEvidenceFile } from "../../subgraphs/verify/evidence/parse.js";
 import { generateEvidenceMutants, MUTATION_CLASSES, type EvidenceMutant } from "../support/evidence-mutations.js";
 import { KEY_USAGE, makeVendor, makeWorld } from "./evidence-fixtures.js";
-import {
-  evidenceFor,
-  expectReceipt,
-  expectVerifyError,
-  issueChallenge,
-  keepAliveAgent,
-  postEvidence,
-  PLATFORM_START_TIMEOUT_MS,
-  startVerifyPlatform,
-  type HttpAnswer,
-  type VerifyPlatform,
-} from "./helpers.js";
+import { evidenceFor, issueChallenge, postEvidence, startVerifyPlatform, type VerifyPlatform } from "./helpers.js";
+import { keepAliveAgent, type HttpAnswer } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { expectReceipt, expectVerifyError } from "../support/verify.js";
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
 let world: World;

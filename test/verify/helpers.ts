@@ -3,15 +3,10 @@
  * PGlite or on a throw-away PostgreSQL database, clients for the two POST routes over real sockets (and over GraphQL),
  * evidence built with the integrator kit or crafted to fail one specific check, and chain actions with the demo keys.
  */
-import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import http from "node:http";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import canonicalize from "canonicalize";
 import { Wallet } from "ethers";
-import pg from "pg";
 import { expect } from "vitest";
+import type { StartOptions } from "../../gateway/platform.js";
 import { connectContract } from "../../subgraphs/shared/chain/contracts.js";
 import type { DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
@@ -20,13 +15,12 @@ import { buildEvidence, controllerMessage, prepare, signPrehash } from "../../su
 import { encodeChipSignature, evidenceSchemaFor, trustBundleFor } from "../../subgraphs/verify/evidence/format.js";
 import { toBase64url, toHex, bytesToBigInt } from "../../subgraphs/verify/evidence/encoding.js";
 import type { ChipChallenge } from "../../subgraphs/verify/evidence/schema.js";
-import { createPostgresDatabase } from "../support/db.js";
-import { eventually, graphql, startTestPlatform, type TestPlatform } from "../support/platform.js";
-import type { StartOptions } from "../../gateway/platform.js";
+import { postHeaders, send, type SendOptions } from "../support/http.js";
+import { graphql, startIsolatedPlatform, type IsolatedPlatform, type TestPlatform } from "../support/platform.js";
+import { eventually } from "../support/wait.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
+import type { TransactionResponse } from "ethers";
 
-export const ONBOARDING_TOKEN = "dev-onboarding-token";
-export const OPERATOR_TOKEN = "dev-operator-token";
-export const BEARER = `Bearer ${ONBOARDING_TOKEN}`;
 export const CHALLENGE_FIELDS = [
   "chainId",
   "didController",
@@ -38,152 +32,23 @@ export const CHALLENGE_FIELDS = [
   "protocol",
   "verifier",
 ] as const;
-export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Per-IP limits no test meets unless it asks for small ones. */
-export const GENEROUS_LIMITS = {
-  RATE_LIMIT_CHALLENGE_PER_IP: "100000",
-  RATE_LIMIT_EVIDENCE_PER_IP: "100000",
-  RATE_LIMIT_VERIFY_API_PER_IP: "100000",
-  RATE_LIMIT_VERIFY_READ_PER_IP: "100000",
-} as const;
-
-export const usesPostgres = Boolean(process.env.DATABASE_URL);
-
-/** Hook timeout for starting a platform: seconds alone, but minutes on a loaded 2-core machine running other suites. */
-export const PLATFORM_START_TIMEOUT_MS = 300_000;
-export const POSTGRES_SKIP_MESSAGE = "DATABASE_URL is unset: the PostgreSQL cases are skipped";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Platform
 
-export interface VerifyPlatform extends TestPlatform {
-  /** URL of this platform's own PostgreSQL database, when the run has DATABASE_URL; undefined on PGlite. */
-  databaseUrl?: string;
+export interface VerifyPlatform extends IsolatedPlatform {
   challengeUrl: string;
   evidenceUrl: string;
 }
 
-/**
- * Starts the real platform with generous per-IP limits. With DATABASE_URL set, it runs on its own throw-away
- * PostgreSQL database (dropped on close), so the same tests cover both database kinds.
- */
+/** `startIsolatedPlatform` (generous limits, its own PGlite or PostgreSQL database) with the two POST routes' URLs. */
 export async function startVerifyPlatform(env: Record<string, string> = {}, options: StartOptions = {}): Promise<VerifyPlatform> {
-  const scratch = usesPostgres && !env.DATABASE_URL ? await createPostgresDatabase() : undefined;
-  const databaseUrl = env.DATABASE_URL ?? scratch?.url;
-  let p: TestPlatform;
-  try {
-    p = await startTestPlatform({ ...GENEROUS_LIMITS, ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, options);
-  } catch (error) {
-    await scratch?.drop();
-    throw error;
-  }
-  return {
-    ...p,
-    databaseUrl,
-    challengeUrl: `${p.http}/v1/verify/chip/challenge`,
-    evidenceUrl: `${p.http}/v1/verify/chip/evidence`,
-    async close() {
-      await p.close();
-      await scratch?.drop();
-    },
-  };
-}
-
-/** One query on a platform's PostgreSQL database (a separate connection, as an operator would look). */
-export async function sql<T extends Record<string, unknown>>(databaseUrl: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** Number of challenge rows, or undefined on PGlite (which belongs to the platform's process alone). */
-export async function challengeRowCount(p: VerifyPlatform): Promise<number | undefined> {
-  if (!p.databaseUrl) return undefined;
-  const [row] = await sql<{ n: string }>(p.databaseUrl, "SELECT count(*) AS n FROM verify_challenge");
-  return Number(row.n);
-}
-
-/** The row of a challenge by its nonce (PostgreSQL only). */
-export async function challengeRow(databaseUrl: string, nonce: string) {
-  const nonceHash = createHash("sha256").update(Buffer.from(nonce.slice(2), "hex")).digest("hex");
-  const [row] = await sql<{ state: string; submission_hash: string | null; receipt_id: string | null }>(
-    databaseUrl,
-    "SELECT state, submission_hash, receipt_id FROM verify_challenge WHERE nonce_hash = $1",
-    [nonceHash],
-  );
-  return row;
+  const p = await startIsolatedPlatform(env, options);
+  return { ...p, challengeUrl: `${p.http}/v1/verify/chip/challenge`, evidenceUrl: `${p.http}/v1/verify/chip/evidence` };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP
-
-export interface HttpAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-  json(): any;
-}
-
-/** Keep-alive agent for the bulk tests (fuzz), so thousands of requests reuse a few sockets. */
-export const keepAliveAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-
-export interface SendOptions {
-  method?: string;
-  headers?: Record<string, string | string[]>;
-  body?: string | Uint8Array;
-  /** Source address on the loopback network (127.0.0.0/8): a distinct client IP for the per-IP limits. */
-  localAddress?: string;
-  agent?: http.Agent;
-}
-
-/**
- * One HTTP request with exactly the given headers plus Host, and Content-Length for a body (an explicit
- * `transfer-encoding: chunked` header sends the body chunked instead).
- */
-export function send(url: string, options: SendOptions = {}): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const headers = { ...(options.headers ?? {}) };
-    const chunked = Object.keys(headers).some((name) => name.toLowerCase() === "transfer-encoding");
-    if (options.body !== undefined && !chunked) headers["content-length"] = String(Buffer.byteLength(options.body));
-    const request = http.request(
-      url,
-      {
-        method: options.method ?? "POST",
-        headers,
-        localAddress: options.localAddress,
-        agent: options.agent ?? false,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          resolve({ status: response.statusCode!, headers: response.headers, text, json: () => JSON.parse(text) });
-        });
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    if (options.body !== undefined && chunked) request.write(options.body);
-    request.end(chunked ? undefined : options.body);
-  });
-}
-
-/** Headers of an authorised JSON POST; `undefined` removes a header. */
-export function postHeaders(overrides: Record<string, string | string[] | undefined> = {}): Record<string, string | string[]> {
-  const headers: Record<string, string | string[] | undefined> = {
-    authorization: BEARER,
-    "content-type": "application/json",
-    accept: "application/json",
-    ...overrides,
-  };
-  return Object.fromEntries(Object.entries(headers).filter((e): e is [string, string | string[]] => e[1] !== undefined));
-}
 
 export function postChallenge(p: VerifyPlatform, body: string | Uint8Array, options: Omit<SendOptions, "body"> = {}) {
   return send(p.challengeUrl, { ...options, headers: options.headers ?? postHeaders(), body });
@@ -193,46 +58,17 @@ export function postEvidence(p: VerifyPlatform, body: string | Uint8Array, optio
   return send(p.evidenceUrl, { ...options, headers: options.headers ?? postHeaders(), body });
 }
 
+/** A fresh challenge for the machine and valid evidence answering it (default: demo machine 2, "active" #1). */
+export async function freshEvidence(p: VerifyPlatform, machine: DemoMachine = p.machine("active", 1)) {
+  const challenge = await issueChallenge(p, machine.machineId);
+  return { challenge, machine, evidence: evidenceFor(challenge, machine) };
+}
+
 /** A fresh challenge for the machine, asserting the 201. */
 export async function issueChallenge(p: VerifyPlatform, machineId: string, options: Omit<SendOptions, "body"> = {}): Promise<ChipChallenge> {
   const answer = await postChallenge(p, JSON.stringify({ machineId }), options);
   expect(answer.status, answer.text).toBe(201);
   return answer.json() as ChipChallenge;
-}
-
-/** Headers every verify answer carries. */
-export function expectVerifyHeaders(answer: HttpAnswer) {
-  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
-  expect(answer.headers["cache-control"]).toBe("no-store");
-}
-
-/** The documented envelope with `code`, the verify headers, and no Retry-After unless the code carries one. */
-export function expectVerifyError(answer: HttpAnswer, status: number, code: string) {
-  expect({ status: answer.status, body: answer.text }).toEqual({ status, body: expect.stringContaining(`"code":"${code}"`) });
-  expectVerifyHeaders(answer);
-  const body = answer.json();
-  expect(Object.keys(body)).toEqual(["detail"]);
-  expect(Object.keys(body.detail)).toEqual(["code", "message"]);
-  expect(body.detail.code).toBe(code);
-  if (code !== "SUBMISSION_IN_PROGRESS") expect(answer.headers["retry-after"]).toBeUndefined();
-  return body;
-}
-
-export function expectReceipt(answer: HttpAnswer, receiptId?: string): string {
-  expect(answer.status, answer.text).toBe(202);
-  expectVerifyHeaders(answer);
-  expect(answer.headers["retry-after"]).toBeUndefined();
-  const body = answer.json();
-  expect(Object.keys(body)).toEqual(["receiptId", "status"]);
-  expect(body.status).toBe("accepted");
-  expect(body.receiptId).toMatch(UUID_SHAPE);
-  if (receiptId !== undefined) expect(body.receiptId).toBe(receiptId);
-  return body.receiptId;
-}
-
-/** Errors never echo the token, the nonce, the evidence or an identifier. */
-export function expectNoEcho(answer: HttpAnswer, ...secrets: string[]) {
-  for (const secret of [ONBOARDING_TOKEN, ...secrets]) expect(answer.text).not.toContain(secret);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -379,10 +215,11 @@ function adminAndProvider(p: TestPlatform) {
   return { provider, admin: new Wallet(DEV_DEPLOYER_KEY, provider) };
 }
 
-async function transact(p: TestPlatform, signWith: (provider: ReturnType<typeof createProvider>) => Promise<{ wait(): Promise<unknown> }>) {
+async function transact(p: TestPlatform, signWith: (provider: ReturnType<typeof createProvider>) => Promise<TransactionResponse>) {
   const { provider } = adminAndProvider(p);
   try {
-    await (await signWith(provider)).wait();
+    // Not ethers' wait(): it can miss a transaction an automining chain mined before its first look.
+    await minedReceipt(await signWith(provider));
   } finally {
     provider.destroy();
   }
@@ -415,16 +252,6 @@ export async function deactivateMachine(p: VerifyPlatform, machineId: string): P
   });
 }
 
-/** Mines one block (anvil), e.g. so a time-based status is computed at a newer block timestamp. */
-export async function mineBlock(p: TestPlatform): Promise<void> {
-  const { provider } = adminAndProvider(p);
-  try {
-    await provider.send("evm_mine", []);
-  } finally {
-    provider.destroy();
-  }
-}
-
 /**
  * Stops the embedded anvil node and waits until the platform's chain reader has noticed (the read route answers 503).
  * Each probe comes from its own loopback address, so probing spends no per-IP budget a test relies on.
@@ -439,40 +266,3 @@ export async function stopChain(p: TestPlatform): Promise<void> {
   }, 15_000);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Time
-
-/** Resolves once the wall clock has passed `unixSeconds` (challenge expiry is `now >= expiresAt`). */
-export async function waitUntilPast(unixSeconds: string | number): Promise<void> {
-  const waitMs = Number(unixSeconds) * 1000 - Date.now() + 50;
-  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Operator CLI
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `node --import tsx gateway/cli/main.ts ...args` against a test platform (its data dir and gateway). */
-export function runCli(p: TestPlatform, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "gateway", "cli", "main.ts"), ...args], {
-      cwd: root,
-      // A generous RPC deadline: a loaded machine must not turn a slow answer into a failed CLI run.
-      env: { ...process.env, DATA_DIR: p.dataDir, GRAPHQL_URL: p.graphql, LOG_LEVEL: "silent", CHAIN_TIMEOUT_MS: "30000", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}

@@ -1,0 +1,10 @@
+/**
+ * Time budgets of the test projects (vitest.config.ts imports this file, so it imports nothing).
+ *
+ * A platform start (anvil, contracts, demo fixture, database, gateway) takes seconds alone, but minutes on a loaded
+ * 2-core machine running other suites: the `platform` project's hook timeout is this budget.
+ */
+export const PLATFORM_START_TIMEOUT_MS = 300_000;
+
+/** Per-test budget of the platform project (chain transactions, child processes). */
+export const PLATFORM_TEST_TIMEOUT_MS = 120_000;
