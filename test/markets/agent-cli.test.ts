@@ -5,7 +5,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../verify/helpers.js";
+import { runCli } from "../support/cli.js";
 import { api, bindMachine, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
 
 let p: MarketsPlatform;

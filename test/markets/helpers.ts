@@ -8,9 +8,10 @@ import { expect } from "vitest";
 import type { DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
 import type { StartOptions } from "../../gateway/platform.js";
 import type { MarketsServices } from "../../subgraphs/markets/index.js";
-import { send, startVerifyPlatform, type HttpAnswer, type VerifyPlatform } from "../verify/helpers.js";
+import { send, type HttpAnswer } from "../support/http.js";
+import { startVerifyPlatform, type VerifyPlatform } from "../verify/helpers.js";
 
-export { PLATFORM_START_TIMEOUT_MS, usesPostgres } from "../verify/helpers.js";
+export { PLATFORM_START_TIMEOUT_MS, usesPostgres } from "../support/platform.js";
 export type { HttpAnswer };
 export type MarketsPlatform = VerifyPlatform;
 

@@ -13,18 +13,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressEnvName, CONTRACT_NAMES } from "../../subgraphs/shared/config.js";
-import {
-  ONBOARDING_TOKEN,
-  PLATFORM_START_TIMEOUT_MS,
-  POSTGRES_SKIP_MESSAGE,
-  expectVerifyError,
-  postChallenge,
-  sql,
-  startVerifyPlatform,
-  usesPostgres,
-  type HttpAnswer,
-  type VerifyPlatform,
-} from "./helpers.js";
+import { ONBOARDING_TOKEN, type HttpAnswer } from "../support/http.js";
+import { PLATFORM_START_TIMEOUT_MS, POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "../support/platform.js";
+import { expectVerifyError } from "../support/verify.js";
+import { postChallenge, startVerifyPlatform, type VerifyPlatform } from "./helpers.js";
 
 const PER_MACHINE_CAP = 7;
 const TOTAL_CAP = 23;
