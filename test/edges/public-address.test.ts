@@ -91,7 +91,7 @@ describe("`npm start` on HOST=0.0.0.0", () => {
   });
 
   it("with ALLOW_DEMO_ON_NETWORK=1 it starts and says so in the log", async () => {
-    const [http, markets, graphql] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [http, markets, graphql, mcr2, altchain] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const started = await startCommand(process.execPath, ["--import", "tsx", "gateway/main.ts", "all"], {
       HOST: "0.0.0.0",
       ALLOW_DEMO_ON_NETWORK: "1",
@@ -101,6 +101,9 @@ describe("`npm start` on HOST=0.0.0.0", () => {
       HTTP_PORT: String(http),
       MARKETS_PORT: String(markets),
       GRAPHQL_PORT: String(graphql),
+      // Free ports for every listener: the defaults (8200, 8899) may be taken by another platform on this machine.
+      MCR2_PORT: String(mcr2),
+      ALTCHAIN_RPC_PORT: String(altchain),
     }, 180_000);
     try {
       expect(started.output()).toMatch(/^WARNING: ALLOW_DEMO_ON_NETWORK=1: listening on 0\.0\.0\.0 with dev credentials/m);
