@@ -14,6 +14,7 @@ import { openDatabase, Prisma } from "../../subgraphs/shared/db/index.js";
 import { AuditService } from "../../subgraphs/markets/audit.service.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { median, type Sample } from "./stats.js";
 
 const EVENTS = Number(process.env.AUDIT_BENCH_EVENTS ?? 1_000_000);
 const STORAGE_ITERATIONS = 300;
@@ -40,15 +41,6 @@ SELECT (ARRAY[${KINDS.map((k) => `'${k}'`).join(",")}])[1 + (g % ${KINDS.length}
        timestamptz '2026-10-01T00:00:00Z' + g * interval '2.5 seconds',
        jsonb_build_object('entityType', 'graph-node', 'entityId', 'node_' || g, 'after', jsonb_build_object('status', 'active', 'n', g))
 FROM generate_series(1, $1::int) AS g`;
-
-interface Sample {
-  p50: number;
-  p99: number;
-  rps: number;
-  non2xx: number;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function load(url: string, seconds: number): Promise<Sample> {
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds });

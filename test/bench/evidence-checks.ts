@@ -19,11 +19,11 @@ import { keccak256Native, keccak256Noble } from "../../subgraphs/verify/evidence
 import { chipPrehashInput, controllerMessage, eip191Digest } from "../../subgraphs/verify/evidence/format.js";
 import { fromHex, sha256 } from "../../subgraphs/verify/evidence/encoding.js";
 import os from "node:os";
+import { median } from "./stats.js";
 
 const ROUND_MS = 2000;
 /** New-leaf checks per round: that case is timed over a fixed count, since every check needs a leaf never seen. */
 const FRESH_PER_ROUND = 150;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function perSecond(work: () => Promise<unknown> | unknown): Promise<number> {
   const start = performance.now();

@@ -14,6 +14,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { summarize, type Sample } from "./stats.js";
 
 export const AGENTS = 1000;
 
@@ -21,22 +22,6 @@ interface Options {
   rounds: number;
   durationS: number;
   connections: number;
-}
-
-interface Sample {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-function summarize(name: string, samples: Sample[]) {
-  const s = { rps: median(samples.map((x) => x.rps)), p50: median(samples.map((x) => x.p50)), p99: median(samples.map((x) => x.p99)) };
-  const errors = samples.reduce((sum, x) => sum + x.non2xx, 0);
-  console.log(`  ${name.padEnd(34)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50} ms   p99 ${s.p99} ms${errors ? `   non-2xx ${errors}` : ""}`);
-  return s;
 }
 
 async function post(url: string, body: unknown): Promise<any> {
@@ -124,9 +109,9 @@ async function measure(label: string, dataDir: string, env: Record<string, strin
     shim.push(await heartbeats(url, platform.tokens, options));
   }
   console.log(`\nPOST /api/v1/machine-agents/heartbeat, ${AGENTS} agents, ${label}, ${options.connections} connections, ${options.rounds} x ${options.durationS}s (medians)`);
-  const b = summarize("bare node:http (baseline)", bare);
-  const r = summarize("GET /api/v1/machines?limit=1 (stack)", read);
-  const s = summarize(`heartbeats, ${label}`, shim);
+  const b = summarize("bare node:http (baseline)", bare, 34);
+  const r = summarize("GET /api/v1/machines?limit=1 (stack)", read, 34);
+  const s = summarize(`heartbeats, ${label}`, shim, 34);
   console.log(`  heartbeats / bare throughput       ${((100 * s.rps) / b.rps).toFixed(1)}%`);
   console.log(`  heartbeats / stack read            ${((100 * s.rps) / r.rps).toFixed(1)}%`);
   await platform.process.stop();

@@ -20,11 +20,11 @@ import { RatingsChain } from "../../subgraphs/ratings/chain/ratings-chain.js";
 import { McrService } from "../../subgraphs/ratings/mcr.service.js";
 import { FixedRates } from "../../subgraphs/ratings/scoring/fx.js";
 import { scoreMachine } from "../../subgraphs/ratings/scoring/mcr-score.js";
+import { median } from "./stats.js";
 
 const EVENTS = 10_000;
 const PER_TX = 100;
 const WARM_CALLS = 10_000;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function benchMcrScoring(rounds: number): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "mcr-bench-"));

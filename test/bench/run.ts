@@ -27,6 +27,7 @@ import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
+import { summarize, type Sample } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -35,25 +36,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const READ_CONNECTIONS = Number(process.env.BENCH_READ_CONNECTIONS ?? 50);
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(1)).join(" / ");
 
-interface Sample {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 async function load(opts: autocannon.Options): Promise<Sample> {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
-}
-
-function summarize(name: string, samples: Sample[]) {
-  const s = { rps: median(samples.map((x) => x.rps)), p50: median(samples.map((x) => x.p50)), p99: median(samples.map((x) => x.p99)) };
-  const errors = samples.reduce((sum, x) => sum + x.non2xx, 0);
-  console.log(`  ${name.padEnd(28)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50} ms   p99 ${s.p99} ms${errors ? `   non-2xx ${errors}` : ""}`);
-  return s;
 }
 
 async function main(): Promise<void> {
