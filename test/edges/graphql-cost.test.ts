@@ -30,24 +30,20 @@ function expectRefused(answer: Awaited<ReturnType<typeof graphql>>, code: string
 }
 
 describe("amplifying operations", () => {
-  it("3,000 aliases of readiness: 400 naming the token limit, fast, while REST reads in parallel are served", async () => {
-    const started = Date.now();
+  // No elapsed-time bounds (issue 13): the error naming the token limit proves the parser stopped at token 1,001
+  // instead of reading the whole document; speed belongs in `npm run bench`, and a hang fails on the test timeout.
+  it("3,000 aliases of readiness: 400 naming the token limit while REST reads in parallel are served", async () => {
     const [amplified, ...reads] = await Promise.all([
       graphql(p.graphql, aliases(3000, "readiness { status }")),
       ...Array.from({ length: 5 }, () => fetch(`${p.http}/v1/verify/machines/1`)),
     ]);
-    const elapsed = Date.now() - started;
     expectRefused(amplified, "GRAPHQL_PARSE_FAILED", /more th\w+ 1000 tokens/);
     expect(reads.map((read) => read.status)).toEqual([200, 200, 200, 200, 200]);
-    // Before the limits this took 20 s and reset REST connections; a generous bound for a loaded machine.
-    expect(elapsed).toBeLessThan(5000);
   });
 
   it("11,000 aliases of health: refused after 1,000 tokens, not parsed to the end", async () => {
-    const started = Date.now();
     const answer = await graphql(p.graphql, aliases(11_000, "health{status}"));
     expectRefused(answer, "GRAPHQL_PARSE_FAILED", /1000 tokens/);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 

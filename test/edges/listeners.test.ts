@@ -5,6 +5,7 @@
  * GraphQL body over the limit gets its 413 before the connection closes. Real sockets; the GraphQL listeners serve
  * the real ratings subgraph schema behind Apollo Server.
  */
+import http from "node:http";
 import net from "node:net";
 import { ApolloServer } from "@apollo/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import { buildRatingsSchema } from "../../subgraphs/ratings/schema.js";
 import { startShim, type RunningShim } from "../rest-shim/helpers.js";
 import { testConfig } from "../support/config.js";
 import { ONBOARDING_TOKEN } from "../support/http.js";
+import { eventually } from "../support/wait.js";
 
 const INTERNAL_TOKEN = "internal-test-token";
 const config = testConfig({
@@ -25,8 +27,13 @@ const config = testConfig({
   GRAPHQL_MAX_BODY_BYTES: "65536",
   INTERNAL_TOKEN,
 });
-/** What a deadline may overrun on a loaded machine (Node checks deadlines on a timer); far below Node's defaults. */
-const SLACK_MS = 1500;
+/**
+ * No elapsed-time bounds (issue 13). A deadline is proven by the connection closing by itself, and told apart from
+ * Node's defaults by events: a drip is cut off before GIVE_UP_MS, which only catches a hang and is still far below
+ * Node's default headers (60 s) and request (300 s) timeouts; an idle connection closes before one to a reference
+ * server holding Node's default keep-alive timeout (5 s), opened at the same moment, so load delays both alike.
+ */
+const GIVE_UP_MS = 30_000;
 
 interface Listener {
   name: string;
@@ -69,22 +76,39 @@ beforeAll(async () => {
     listeners.push({ name: audience === "public" ? "GraphQL (gateway)" : "GraphQL (subgraph role)", port, head, bodyHead: head });
   }
 });
+/** A plain node:http server with Node's default keep-alive timeout (5 s): the idle test's reference. */
+let referenceServer: http.Server;
+
+/** A connection to the reference server that has had one answer and is now idle (set up before the listener's). */
+function idleReference(): { socket: net.Socket; readonly closed: boolean } {
+  const state = { socket: net.connect((referenceServer.address() as net.AddressInfo).port, "127.0.0.1"), closed: false };
+  state.socket.on("error", () => {});
+  state.socket.on("close", () => (state.closed = true));
+  state.socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  return state;
+}
+
+beforeAll(async () => {
+  referenceServer = http.createServer((_, res) => res.end("ok"));
+  expect(referenceServer.keepAliveTimeout).toBe(5000);
+  await new Promise<void>((resolve) => referenceServer.listen(0, "127.0.0.1", resolve));
+});
+
 afterAll(async () => {
+  referenceServer?.closeAllConnections();
+  await new Promise((resolve) => referenceServer?.close(resolve));
   await shim?.close();
   for (const listener of graphqlListeners) await listener.close();
 });
 
 interface Outcome {
-  /** Milliseconds from connecting until the server closed the connection. */
-  closedAfterMs: number;
   received: string;
 }
 
 /** Connects, writes each part after its delay, and resolves when the server closes the connection. */
-function untilClosed(port: number, parts: Array<[delayMs: number, data: string]>, giveUpMs = 20_000): Promise<Outcome> {
+function untilClosed(port: number, parts: Array<[delayMs: number, data: string]>, giveUpMs = GIVE_UP_MS): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1");
-    const started = Date.now();
     let received = "";
     const timers: NodeJS.Timeout[] = [];
     const giveUp = setTimeout(() => {
@@ -103,7 +127,7 @@ function untilClosed(port: number, parts: Array<[delayMs: number, data: string]>
     socket.on("close", () => {
       clearTimeout(giveUp);
       timers.forEach(clearTimeout);
-      resolve({ closedAfterMs: Date.now() - started, received });
+      resolve({ received });
     });
   });
 }
@@ -117,7 +141,6 @@ describe.each([0, 1, 2, 3])("listener %#", (index) => {
   it("cuts off a client dripping its headers within HTTP_HEADERS_TIMEOUT_MS", async () => {
     const { name, port, head } = listener();
     const outcome = await untilClosed(port, [[0, `${head[0]}\r\n`], ...drip("X-Slow: a\r\n")]);
-    expect(outcome.closedAfterMs, name).toBeLessThan(config.listeners.headersTimeoutMs + SLACK_MS);
     expect(outcome.received.startsWith("HTTP/1.1 408") || outcome.received === "", name).toBe(true);
   });
 
@@ -125,7 +148,6 @@ describe.each([0, 1, 2, 3])("listener %#", (index) => {
     const { name, port, bodyHead } = listener();
     const start = `${[...bodyHead, "Content-Length: 400"].join("\r\n")}\r\n\r\n`;
     const outcome = await untilClosed(port, [[0, start], ...drip(" ")]);
-    expect(outcome.closedAfterMs, name).toBeLessThan(config.listeners.requestTimeoutMs + SLACK_MS);
     expect(outcome.received.includes("200 OK"), name).toBe(false);
   });
 
@@ -135,10 +157,14 @@ describe.each([0, 1, 2, 3])("listener %#", (index) => {
     const request = head[0]!.startsWith("POST")
       ? `${[...head, `Content-Length: ${body.length}`].join("\r\n")}\r\n\r\n${body}`
       : `${head.join("\r\n")}\r\n\r\n`;
+    const reference = idleReference();
     const outcome = await untilClosed(port, [[0, request]]);
+    const referenceOpen = !reference.closed;
+    reference.socket.destroy();
     expect(outcome.received, name).toMatch(/^HTTP\/1\.1 (200|404)/);
-    expect(outcome.closedAfterMs, name).toBeGreaterThanOrEqual(config.listeners.idleTimeoutMs - 50);
-    expect(outcome.closedAfterMs, name).toBeLessThan(config.listeners.idleTimeoutMs + SLACK_MS);
+    // The answer came and nothing more: the server closed the connection by itself, before Node's default would have.
+    expect(outcome.received.match(/HTTP\/1\.1/g), name).toHaveLength(1);
+    expect(referenceOpen, name).toBe(true);
   });
 
   it("refuses connections over HTTP_MAX_CONNECTIONS and serves again once they close", async () => {
@@ -149,13 +175,16 @@ describe.each([0, 1, 2, 3])("listener %#", (index) => {
         socket.on("error", () => {});
       })),
     );
-    // Let the server accept them all before the one over the cap arrives.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Every held socket completed its handshake before the next connects, and the server accepts from the kernel's
+    // queue in that order: the held ones are accepted before the one over the cap.
     const over = await untilClosed(port, [[0, `${head.join("\r\n")}\r\n\r\n`]], 5000);
     expect(over.received, name).toBe("");
     for (const socket of held) socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const again = await untilClosed(port, [[0, `${head.join("\r\n")}\r\nConnection: close\r\n\r\n`]], 5000);
+    // The server notices the closes by itself: wait for the state, not for a time.
+    const again = await eventually(async () => {
+      const answer = await untilClosed(port, [[0, `${head.join("\r\n")}\r\nConnection: close\r\n\r\n`]], 5000);
+      return answer.received === "" ? undefined : answer;
+    });
     expect(again.received, name).toMatch(/^HTTP\/1\.1 [2-5]\d\d/);
   });
 });
