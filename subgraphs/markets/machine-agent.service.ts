@@ -1,9 +1,9 @@
 /**
  * Machine-side runtime agents (document 3; public notes 2.4): enrolment returns a one-time `agentToken` (only its
  * SHA-256 is stored); a heartbeat authenticated by that token upserts endpoints with source `agent` and
- * `leaseExpiresAt = now + leaseSeconds`, marks the agent active and records lastSeenAt, all in one transaction with
- * its audit event. Revoked agents get AGENT_PAIRING_INACTIVE; provider keys outside allowedProviderKeys get
- * AGENT_POLICY_DENIED and change nothing.
+ * `leaseExpiresAt = now + leaseSeconds`, marks the agent active and records lastSeenAt, all in one SQL statement with
+ * its audit event (machine-agent.repository). Revoked agents get AGENT_PAIRING_INACTIVE; provider keys outside
+ * allowedProviderKeys get AGENT_POLICY_DENIED; a refused heartbeat changes nothing.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../shared/clock.js";
@@ -11,7 +11,7 @@ import type { MarketMachineAgent as AgentRow } from "../shared/db/generated/clie
 import { recordAuditEvent, type AuditActor } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
 import { assertActive, requireActiveMachine } from "./machine-guard.js";
-import type { MachineAgentRepository } from "./machine-agent.repository.js";
+import type { HeartbeatReport, MachineAgentRepository } from "./machine-agent.repository.js";
 import {
   MachineAgentStatus,
   type EnrollMachineAgentInput,
@@ -137,56 +137,75 @@ export class MachineAgentService {
   async heartbeat(agentToken: string | null | undefined, input: HeartbeatInput): Promise<HeartbeatResult> {
     if (agentToken == null) throw MarketsErrors.agentAuthRequired();
     if (!AGENT_TOKEN.test(agentToken)) throw MarketsErrors.agentAuthInvalid();
+    const hash = tokenHash(agentToken);
     const now = new Date(this.clock.now());
-    const result = await this.store.write(async (tx) => {
-      const agent = await this.agents.lockByToken(tx, tokenHash(agentToken));
-      if (!agent) throw MarketsErrors.agentAuthInvalid();
-      if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
-      const { leaseSeconds, endpoints } = input;
-      if (!Number.isInteger(leaseSeconds) || leaseSeconds < 1 || leaseSeconds > this.limits.maxLeaseSeconds) throw MarketsErrors.validation();
-      if (endpoints.length === 0 || endpoints.length > this.limits.maxEndpoints) throw MarketsErrors.validation();
-      const keys = endpoints.map((endpoint) => providerKeyOf(endpoint.providerKey));
-      if (new Set(keys).size !== keys.length) throw MarketsErrors.validation();
-      if (keys.some((key) => !agent.allowedProviderKeys.includes(key))) throw MarketsErrors.agentPolicyDenied();
-      assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified });
-      const leaseExpiresAt = new Date(now.getTime() + leaseSeconds * 1000);
-      const reports = endpoints.map((endpoint, index) => {
-        const values = this.endpoints.values(agent.machineId, keys[index]!, { ...endpoint, leaseExpiresAt: null }, "agent");
-        return { providerKey: keys[index]!, values: { ...values, leaseExpiresAt, agentId: agent.id } };
-      });
-      const written = await this.agents.recordHeartbeat(tx, agent, reports, now, {
-        kind: "machine-agent.heartbeat",
-        machineId: agent.machineId,
-        actor: { type: "machine-agent", id: agent.id },
-        occurredAt: now,
-        data: { agentId: agent.id, providerKeys: keys, leaseExpiresAt: leaseExpiresAt.toISOString() },
-      });
-      const createdAt = new Map(written.map((row) => [row.providerKey, new Date(row.createdAt)]));
-      const rows: RuntimeEndpointRow[] = reports.map(({ providerKey, values }) => ({
-        machineId: agent.machineId,
-        providerKey,
-        ...values,
-        createdAt: createdAt.get(providerKey)!,
-        updatedAt: now,
-      }));
-      const updated: AgentRow = {
-        id: agent.id,
-        machineId: agent.machineId,
-        label: agent.label,
-        status: "active",
-        tokenHash: new Uint8Array(0),
-        allowedProviderKeys: agent.allowedProviderKeys,
-        lastSeenAt: now,
-        revokedAt: agent.revokedAt,
-        createdAt: new Date(agent.createdAt),
-        updatedAt: now,
-      };
-      return { agent: updated, rows, leaseExpiresAt };
-    });
-    return {
-      agent: toMachineAgent(result.agent),
-      endpoints: result.rows.map((row) => this.endpoints.view(row, now.getTime())),
-      leaseExpiresAt: result.leaseExpiresAt.toISOString(),
+    // A token to seal needs the agent's machine (the associated data) before the statement: one read, cold path.
+    let known = input.endpoints?.some((endpoint) => endpoint.authToken != null) ? await this.knownAgent(hash) : null;
+    let prepared: { keys: string[]; reports: HeartbeatReport[]; leaseExpiresAt: Date };
+    try {
+      prepared = this.prepare(input, known?.machineId ?? "", now);
+    } catch (error) {
+      // The credential is checked before the body: a refused body first proves the token names a live agent.
+      known ??= await this.knownAgent(hash);
+      throw error;
+    }
+    const { keys, reports, leaseExpiresAt } = prepared;
+    const { agent, written } = await this.store.statement((db) => this.agents.heartbeat(db, hash, reports, now, leaseExpiresAt));
+    if (!agent) throw MarketsErrors.agentAuthInvalid();
+    if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
+    if (keys.some((key) => !agent.allowedProviderKeys.includes(key))) throw MarketsErrors.agentPolicyDenied();
+    assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified });
+    // An agent never changes machine, so a token sealed for the machine read above is sealed for this one.
+    if (written.length !== reports.length || (known && known.machineId !== agent.machineId)) throw MarketsErrors.storeUnavailable();
+    const createdAt = new Map(written.map((row) => [row.providerKey, row.createdAt]));
+    const rows: RuntimeEndpointRow[] = reports.map(({ providerKey, values }) => ({
+      machineId: agent.machineId,
+      providerKey,
+      ...values,
+      leaseExpiresAt,
+      agentId: agent.id,
+      createdAt: createdAt.get(providerKey)!,
+      updatedAt: now,
+    }));
+    const updated: AgentRow = {
+      id: agent.id,
+      machineId: agent.machineId,
+      label: agent.label,
+      status: "active",
+      tokenHash: new Uint8Array(0),
+      allowedProviderKeys: agent.allowedProviderKeys,
+      lastSeenAt: now,
+      revokedAt: agent.revokedAt,
+      createdAt: new Date(agent.createdAt),
+      updatedAt: now,
     };
+    return {
+      agent: toMachineAgent(updated),
+      endpoints: rows.map((row) => this.endpoints.view(row, now.getTime())),
+      leaseExpiresAt: leaseExpiresAt.toISOString(),
+    };
+  }
+
+  /** The agent holding this token hash; refuses an unknown (AGENT_AUTH_INVALID) or revoked (AGENT_PAIRING_INACTIVE) one. */
+  private async knownAgent(hash: Uint8Array<ArrayBuffer>): Promise<{ machineId: string; status: string }> {
+    const agent = await this.store.read((prisma) => this.agents.findByToken(prisma, hash));
+    if (!agent) throw MarketsErrors.agentAuthInvalid();
+    if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
+    return agent;
+  }
+
+  /** The body's checks (VALIDATION_ERROR) and the rows it reports; `machineId` only seals endpoint tokens. */
+  private prepare(input: HeartbeatInput, machineId: string, now: Date) {
+    const { leaseSeconds, endpoints } = input;
+    if (!Number.isInteger(leaseSeconds) || leaseSeconds < 1 || leaseSeconds > this.limits.maxLeaseSeconds) throw MarketsErrors.validation();
+    if (!Array.isArray(endpoints) || endpoints.length === 0 || endpoints.length > this.limits.maxEndpoints) throw MarketsErrors.validation();
+    const keys = endpoints.map((endpoint) => providerKeyOf(endpoint.providerKey));
+    if (new Set(keys).size !== keys.length) throw MarketsErrors.validation();
+    const leaseExpiresAt = new Date(now.getTime() + leaseSeconds * 1000);
+    const reports: HeartbeatReport[] = endpoints.map((endpoint, index) => ({
+      providerKey: keys[index]!,
+      values: this.endpoints.values(machineId, keys[index]!, { ...endpoint, leaseExpiresAt: null }, "agent"),
+    }));
+    return { keys, reports, leaseExpiresAt };
   }
 }

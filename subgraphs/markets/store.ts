@@ -24,6 +24,16 @@ export class MarketsStore {
     return inStore(() => step(this.db.prisma), MarketsErrors.storeUnavailable, this.log);
   }
 
+  /**
+   * One statement that is its own transaction (the heartbeat's data-modifying CTE: its change and its audit event
+   * commit together). With `beforeCommit` set (tests only) it runs inside a transaction followed by the hook, so the
+   * injected-failure test proves the same statement leaves neither the change nor its event.
+   */
+  statement<T>(work: (db: MarketsTx) => Promise<T>): Promise<T> {
+    if (this.beforeCommit) return this.write(work);
+    return inStore(() => work(this.db.prisma), MarketsErrors.storeUnavailable, this.log);
+  }
+
   /** A write transaction: the change, its audit event (recordAuditEvent), then the commit. */
   write<T>(work: (tx: MarketsTx) => Promise<T>): Promise<T> {
     return inStore(
