@@ -7,12 +7,15 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { removeDir, startSeededChain, tempDataDir, type SeededChain } from "./helpers.js";
+import { manualClock } from "../support/clock.js";
 import { countingProxy, type CountingProxy } from "../support/proxy.js";
 
 let dataDir: string;
 let seeded: SeededChain;
 let proxy: CountingProxy;
 let reader: ChainReader;
+/** The reader's clock: the probe's one-second reuse is crossed by moving it, not by sleeping. */
+const clock = manualClock();
 
 beforeAll(async () => {
   dataDir = tempDataDir();
@@ -26,6 +29,7 @@ beforeAll(async () => {
     // Manual head updates only: the watcher's polls would blur the counts.
     pollIntervalMs: 3_600_000,
     maxInFlight: 4,
+    clock,
   });
   await reader.start();
 }, 120_000);
@@ -74,6 +78,7 @@ describe("in-flight cap", () => {
 
 describe("readiness probe", () => {
   it("1,000 concurrent probes make one probe's requests (one head check, six contract calls)", async () => {
+    clock.advance(1000); // any earlier answer is past its reuse
     proxy.reset();
     const probes = await Promise.all(Array.from({ length: 1000 }, () => reader.probe()));
     expect(new Set(probes).size).toBe(1);
@@ -83,11 +88,15 @@ describe("readiness probe", () => {
   });
 
   it("a probe within a second of the last answer reuses it; after that a new probe runs", async () => {
+    clock.advance(1000);
     await reader.probe();
     proxy.reset();
     await reader.probe();
     expect(proxy.requests.size).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.advance(999);
+    await reader.probe();
+    expect(proxy.requests.size).toBe(0);
+    clock.advance(1);
     await reader.probe();
     expect(proxy.requests.get("eth_blockNumber")).toBe(1);
   });

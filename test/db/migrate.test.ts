@@ -20,6 +20,7 @@ import {
 import { loadMigrations, migrationChecksum, MIGRATIONS_DIR } from "../../subgraphs/shared/db/migrations.js";
 import { pgClientSession } from "../../subgraphs/shared/db/sql-session.js";
 import { createPostgresDatabase, databaseTargets } from "../support/db.js";
+import { waitUntil } from "../support/wait.js";
 import { freshDatabase, type FreshDatabase } from "./fresh-database.js";
 
 const run = promisify(execFile);
@@ -122,13 +123,26 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
   it("applies each migration once when runners start together", async () => {
     const scratch = await createPostgresDatabase();
     const migrationsDir = await copyOfMigrations();
-    // Slow enough that the runners overlap; not idempotent, so a second application would fail.
-    await addMigration(migrationsDir, "29990101000000_slow", "SELECT pg_sleep(0.3);\nCREATE TABLE applied_once (id int);");
+    // Not idempotent, so a second application would fail.
+    await addMigration(migrationsDir, "29990101000000_once", "CREATE TABLE applied_once (id int);");
     const migrations = await loadMigrations(migrationsDir);
     const clients = Array.from({ length: 4 }, () => new pg.Client({ connectionString: scratch.url }));
+    // The runners overlap by construction, not by a sleep: a gate holds the migration lock until all four wait on it.
+    const gate = new pg.Client({ connectionString: scratch.url });
     try {
+      await gate.connect();
       await Promise.all(clients.map((c) => c.connect()));
-      const reports = await Promise.all(clients.map((c) => runMigrations(pgClientSession(c), migrations)));
+      await gate.query("SELECT pg_advisory_lock(7262021553)");
+      const running = Promise.all(clients.map((c) => runMigrations(pgClientSession(c), migrations)));
+      await waitUntil(async () => {
+        const { rows } = await gate.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = $2 AND objsubid = 1",
+          [Math.floor(7262021553 / 2 ** 32), 7262021553 % 2 ** 32],
+        );
+        return rows[0].n === 4;
+      });
+      await gate.query("SELECT pg_advisory_unlock(7262021553)");
+      const reports = await running;
 
       const appliers = reports.filter((r) => r.applied.length > 0);
       expect(appliers).toHaveLength(1);
@@ -139,7 +153,7 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
       const { rows } = await clients[0].query(`SELECT count(*)::int AS n FROM ${TRACKING_TABLE}`);
       expect(rows[0].n).toBe(migrations.length);
     } finally {
-      await Promise.all(clients.map((c) => c.end()));
+      await Promise.all([gate, ...clients].map((c) => c.end()));
       await scratch.drop();
       await rm(migrationsDir, { recursive: true, force: true });
     }
@@ -188,12 +202,12 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
       const { rows } = await holder.query("SELECT pg_backend_pid() AS pid");
       await holder.query("SELECT pg_advisory_lock(7262021553)");
 
-      const started = Date.now();
+      // The wait budget is the runner's setting (lockTimeoutMs, MIGRATION_LOCK_TIMEOUT_MS on boot), enforced by the
+      // server's lock_timeout: no elapsed-time bound here; without the budget the lock, held forever, hangs the test.
       const error = await runMigrations(pgClientSession(waiter), await loadMigrations(), { lockTimeoutMs: 300 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MigrationLockTimeoutError);
       expect((error as MigrationLockTimeoutError).holderPid).toBe(rows[0].pid);
       expect((error as Error).message).toContain(`backend pid ${rows[0].pid}`);
-      expect(Date.now() - started).toBeLessThan(5000);
       expect((await waiter.query("SHOW lock_timeout")).rows[0].lock_timeout).toBe("0");
       // Nothing was applied by the runner that gave up.
       expect((await waiter.query(`SELECT count(*)::int AS n FROM ${TRACKING_TABLE}`)).rows[0].n).toBe(0);

@@ -11,8 +11,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startCommand, type RoleProcess } from "../support/processes.js";
+import { waitUntil } from "../support/wait.js";
 
-const STOP_WITHIN_MS = 8000;
+/**
+ * No elapsed-time bounds (issue 13): "stops in time" is the server's own deadline (SHUTDOWN_GRACE_MS plus its slack,
+ * after which it logs "shutdown overran its deadline" and exits 1), so a stop in time is "stopped" logged without an
+ * overrun; a hang fails on the test timeout.
+ */
 let dataDir: string;
 let env: Record<string, string>;
 let ports: { http: number; markets: number; graphql: number; anvil: number };
@@ -64,13 +69,21 @@ const portIsFree = (port: number) =>
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 
-/** Resolves with the time the process took to exit after `signal`. */
-async function stopWith(started: RoleProcess, pid: number, signal: NodeJS.Signals): Promise<number> {
-  const begun = Date.now();
-  const exited = new Promise<void>((resolve) => started.child.once("exit", () => resolve()));
+/** Sends `signal` and resolves with the process's exit code once it exited. */
+async function stopWith(started: RoleProcess, pid: number, signal: NodeJS.Signals): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => started.child.once("exit", (code) => resolve(code)));
   process.kill(pid, signal);
-  await exited;
-  return Date.now() - begun;
+  return exited;
+}
+
+/**
+ * Stopped by its own shutdown, within its deadline: "stopped" logged (an overrun exits before it), no overrun, and
+ * exit code 0 when the signal went to the server itself (npm reports a forwarded signal its own way).
+ */
+function expectStoppedInTime(started: RoleProcess, code: number | null, server = false) {
+  if (server) expect(code).toBe(0);
+  expect(started.output()).toMatch(/^stopped$/m);
+  expect(started.output()).not.toContain("overran its deadline");
 }
 
 async function rpc(method: string): Promise<string> {
@@ -128,10 +141,11 @@ describe("stopping `npm start`", () => {
     const inFlight = await requestInFlight();
 
     const stopping = stopWith(started, started.child.pid!, "SIGTERM");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The server has begun its shutdown (an event it logs, not a sleep) before the request's body is complete.
+    await waitUntil(() => started.output().includes("SIGTERM: shutting down"));
     const answer = await inFlight.finish();
     expect(answer).toMatch(/^HTTP\/1\.1 201/);
-    expect(await stopping).toBeLessThan(STOP_WITHIN_MS);
+    expectStoppedInTime(started, await stopping);
 
     await expectAllReleased(anvil);
     const state = JSON.parse(await readFile(path.join(dataDir, "chain", "anvil-state.json"), "utf8"));
@@ -143,7 +157,7 @@ describe("stopping `npm start`", () => {
   it("SIGINT to npm alone (not the whole process group) stops everything too", async () => {
     const started = await npmStart();
     const anvil = await anvilPid();
-    expect(await stopWith(started, started.child.pid!, "SIGINT")).toBeLessThan(STOP_WITHIN_MS);
+    expectStoppedInTime(started, await stopWith(started, started.child.pid!, "SIGINT"));
     await expectAllReleased(anvil);
     expect(started.output()).toContain("SIGINT: shutting down");
   }, 240_000);
@@ -167,7 +181,7 @@ describe("the server process itself", () => {
     const read = await fetch(`http://127.0.0.1:${ports.http}/v1/verify/machines/1`);
     expect(read.status).toBe(200);
 
-    expect(await stopWith(next, next.child.pid!, "SIGTERM")).toBeLessThan(STOP_WITHIN_MS);
+    expectStoppedInTime(next, await stopWith(next, next.child.pid!, "SIGTERM"), true);
     await expectAllReleased(anvil);
   }, 300_000);
 });

@@ -18,9 +18,20 @@ import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 type Mode = "normal" | "slow" | "foreign-owner";
 
-/** In front of the real node: forwards, delays past the client's deadline, or rewrites the account's owner. */
+/**
+ * In front of the real node: forwards, holds a request unanswered (slow: only the client's deadline can end it; the
+ * held requests go on when the mode changes back, so no sleep decides the order), or rewrites the account's owner.
+ */
 class NodeSwitch {
-  mode: Mode = "normal";
+  private current: Mode = "normal";
+  private held: Array<() => void> = [];
+  get mode(): Mode {
+    return this.current;
+  }
+  set mode(mode: Mode) {
+    this.current = mode;
+    if (mode !== "slow") for (const release of this.held.splice(0)) release();
+  }
   readonly requests: Array<{ method: string; params: unknown[] }> = [];
   private server = http.createServer((req, res) => this.handle(req, res));
   port = 0;
@@ -45,7 +56,7 @@ class NodeSwitch {
       const body = Buffer.concat(chunks).toString("utf8");
       const request = JSON.parse(body);
       this.requests.push({ method: request.method, params: request.params });
-      if (this.mode === "slow") await new Promise((resolve) => setTimeout(resolve, 1500));
+      if (this.mode === "slow") await new Promise<void>((resolve) => this.held.push(resolve));
       const answer = await fetch(this.target, { method: "POST", headers: { "content-type": "application/json" }, body });
       let text = await answer.text();
       if (this.mode === "foreign-owner") text = text.replace(DEFAULT_BINDING_PROGRAM, "11111111111111111111111111111111");

@@ -12,23 +12,30 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_FAUCET_KEY } from "../../subgraphs/shared/config/ratings.js";
 import { expectFaucetError, startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
 import { rpc } from "../support/chain.js";
+import { offsetClock } from "../support/clock.js";
 import { postJson, type HttpAnswer } from "../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 const FUND_AMOUNT = 100_000_000_000_000_000n;
 
 let p: RatingsPlatform;
+/** The platform's clock: the system clock (TOTP codes agree with it) unless a test moves it ahead. */
+const clock = offsetClock();
 beforeAll(async () => {
-  p = await startRatingsPlatform({
+  p = await startRatingsPlatform(
+    {
     TRUST_PROXY: "true",
-    FAUCET_2FA_SETUP_TTL_SECONDS: "1",
+    // Long enough that no enrolment lapses on a loaded machine; the expiry test moves the platform's clock past it.
+    FAUCET_2FA_SETUP_TTL_SECONDS: "600",
     FAUCET_2FA_MAX_ATTEMPTS: "3",
     FAUCET_FUND_PER_IP_PER_HOUR: "3",
     FAUCET_FUND_PER_OWNER_PER_DAY: "1",
     FAUCET_FUND_PER_WALLET_PER_DAY: "1",
     // Above one funding, so a funded wallet is not `skipped` the next time (the wallet cap test).
     FAUCET_MIN_BALANCE_WEI: "1000000000000000000",
-  });
+    },
+    { clock },
+  );
 }, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
 
@@ -122,8 +129,12 @@ describe("POST /2fa/setup and /2fa/confirm", () => {
 
   it("confirm after the enrolment's lifetime: 410 2FA_EXPIRED", async () => {
     const { owner, totp } = await enrol();
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: totp.generate() }), 410, "2FA_EXPIRED");
+    clock.offsetMs = 601_000; // past FAUCET_2FA_SETUP_TTL_SECONDS (600 s): the platform's clock moves, no sleep
+    try {
+      expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: totp.generate({ timestamp: clock.now() }) }), 410, "2FA_EXPIRED");
+    } finally {
+      clock.offsetMs = 0;
+    }
   });
 
   it.each([

@@ -12,14 +12,15 @@ import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import type { ContractName } from "../../subgraphs/shared/config.js";
 import type { HttpAnswer } from "../support/http.js";
+import type { StartOptions } from "../../gateway/platform.js";
 import { startIsolatedPlatform, type IsolatedPlatform, type TestPlatform } from "../support/platform.js";
 import { waitUntil } from "../support/wait.js";
 
 export type RatingsPlatform = IsolatedPlatform;
 
 /** The platform with generous per-IP limits on its own database (PGlite, or PostgreSQL with DATABASE_URL). */
-export function startRatingsPlatform(env: Record<string, string> = {}): Promise<RatingsPlatform> {
-  return startIsolatedPlatform(env);
+export function startRatingsPlatform(env: Record<string, string> = {}, options: StartOptions = {}): Promise<RatingsPlatform> {
+  return startIsolatedPlatform(env, options);
 }
 
 /** A read-route error: `{"detail":"<text>"}`, FastAPI's content type. */

@@ -1,5 +1,7 @@
 /**
- * Runs platform roles as separate OS processes (`tsx gateway/main.ts <role>`), as the split topology runs them.
+ * Runs platform roles as separate OS processes (`node --import tsx gateway/main.ts <role>`), as the split topology
+ * runs them. Node itself, not the `tsx` launcher: the launcher answers a SIGTERM by exiting before the server it
+ * started has shut down, which left that server's anvil running (the heartbeat benchmark leaked one per platform).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
@@ -7,7 +9,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const tsx = path.join(root, "node_modules", ".bin", "tsx");
 
 export async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -30,7 +31,7 @@ export function startRole(
   timeoutMs = 60_000,
   command: string[] = [path.join(root, "gateway", "main.ts"), ...args],
 ): Promise<RoleProcess> {
-  return startCommand(tsx, command, env, timeoutMs);
+  return startCommand(process.execPath, ["--import", "tsx", ...command], env, timeoutMs);
 }
 
 /** Starts any command of the project (`npm start`, `node --import tsx ...`) and resolves once it logs `ready`. */

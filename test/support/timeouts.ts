@@ -8,3 +8,10 @@ export const PLATFORM_START_TIMEOUT_MS = 300_000;
 
 /** Per-test budget of the platform project (chain transactions, child processes). */
 export const PLATFORM_TEST_TIMEOUT_MS = 120_000;
+
+/**
+ * Budget of a test whose work is sized for coverage, not speed (evidence fuzzing: thousands of mutants checked with
+ * real crypto, about 2,000 of them over HTTP). Minutes on a loaded 2-core machine; the budget only turns a hang into
+ * a failure (speed belongs in `npm run bench`).
+ */
+export const FUZZ_TEST_TIMEOUT_MS = 600_000;

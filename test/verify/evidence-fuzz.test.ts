@@ -14,6 +14,7 @@ import { KEY_USAGE, makeVendor, makeWorld } from "./evidence-fixtures.js";
 import { evidenceFor, issueChallenge, postEvidence, startVerifyPlatform, type VerifyPlatform } from "./helpers.js";
 import { keepAliveAgent, type HttpAnswer } from "../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
+import { FUZZ_TEST_TIMEOUT_MS } from "../support/timeouts.js";
 import { expectReceipt, expectVerifyError } from "../support/verify.js";
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
@@ -70,7 +71,7 @@ describe("evidence mutation fuzzing in-process", () => {
     expect(wrong).toEqual([]);
     expect(seen.INVALID_REQUEST).toBeGreaterThan(1000);
     expect(seen.EVIDENCE_REJECTED).toBeGreaterThan(500);
-  });
+  }, FUZZ_TEST_TIMEOUT_MS);
 });
 
 describe("evidence mutation fuzzing over HTTP", () => {
@@ -163,7 +164,7 @@ describe("evidence mutation fuzzing over HTTP", () => {
     expect(Object.keys(seen).filter((key) => key.startsWith("5"))).toEqual([]);
     expect(seen["400 EVIDENCE_REJECTED"]).toBeGreaterThanOrEqual(CHALLENGES / 2);
     expect(accepted).toBeGreaterThan(0); // some final mutants were INVALID_REQUEST after all: their valid file passed
-  });
+  }, FUZZ_TEST_TIMEOUT_MS);
 });
 
 function transcriptNonce(mutant: EvidenceMutant): unknown {

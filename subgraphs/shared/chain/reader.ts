@@ -23,6 +23,7 @@ import { sendBatch } from "./rpc-batch.js";
 import { probeReadiness } from "./readiness.js";
 import { createProvider } from "./rpc.js";
 import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
+import { systemClock, type Clock } from "../clock.js";
 
 /** `AttestationRegistry.TOPIC_CHIP`. */
 const CHIP_TOPIC = 0;
@@ -42,6 +43,8 @@ export interface ChainReaderOptions {
   maxCacheEntries?: number;
   /** Requests in flight at most (config.chain.maxInFlight). */
   maxInFlight?: number;
+  /** When a probe's answer was settled and whether it may be reused (tests move it); default: the system clock. */
+  clock?: Clock;
 }
 
 /** Told when the watcher sees the head move: `previous` is null when the earlier head is unknown (start, lost node). */
@@ -200,9 +203,10 @@ export class ChainReader implements ChainReads {
   /** The readiness checks (readiness.ts); concurrent and repeated callers within a second share one probe. */
   probe(): Promise<ReadinessProbe> {
     const last = this.lastProbe;
-    if (last && (last.settledAt === undefined || Date.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
+    const clock = this.options.clock ?? systemClock;
+    if (last && (last.settledAt === undefined || clock.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
     const entry: SharedProbe = { result: probeReadiness(this.options.addresses, (method, params) => this.send(method, params)) };
-    void entry.result.finally(() => (entry.settledAt = Date.now()));
+    void entry.result.finally(() => (entry.settledAt = clock.now()));
     this.lastProbe = entry;
     return entry.result;
   }
