@@ -107,6 +107,31 @@ describe("POST /machine-agents/heartbeat", () => {
     }
   });
 
+  it("an endpoint token in a heartbeat is sealed for its machine: never echoed, and opened for execution", async () => {
+    const { agentToken } = await enroll(["openai"]);
+    const body = { agentToken, leaseSeconds: 60, endpoints: [{ providerKey: "openai", endpointBaseUrl: "http://127.0.0.1:7001", authToken: "agent-secret-1" }] };
+    const answer = await api(p, "POST", "/machine-agents/heartbeat", body);
+    const item = expectOk(answer).item;
+    expect(answer.text).not.toContain("agent-secret-1");
+    expect(item.endpoints).toEqual([expect.objectContaining({ providerKey: "openai", source: "agent", hasAuthToken: true })]);
+    const { store, runtimeEndpoints } = marketsServices(p);
+    const resolved = await store.write((tx) => runtimeEndpoints.resolveForExecution(tx, machineId, "openai"));
+    expect(resolved).toMatchObject({ authToken: "agent-secret-1", authType: "bearer" });
+  });
+
+  it("a revoked or unknown token with a bad body: the credential's code, not VALIDATION_ERROR; nothing changes", async () => {
+    const { agent, agentToken } = await enroll();
+    expectOk(await api(p, "POST", `/machines/${machineId}/agents/${agent.id}/revoke`));
+    const before = await state();
+    const bad = { leaseSeconds: 0, endpoints: [] };
+    expectMarketsError(await api(p, "POST", "/machine-agents/heartbeat", { ...bad, agentToken }), 409, "AGENT_PAIRING_INACTIVE");
+    expectMarketsError(await api(p, "POST", "/machine-agents/heartbeat", { ...bad, agentToken: `mat_${"B".repeat(43)}` }), 401, "AGENT_AUTH_INVALID");
+    const live = await enroll();
+    expectMarketsError(await api(p, "POST", "/machine-agents/heartbeat", { ...bad, agentToken: live.agentToken }), 400, "VALIDATION_ERROR");
+    expect((await state()).endpoints).toEqual(before.endpoints);
+    expect((await state()).audit).toBe(before.audit + 1); // the second enrolment's event only
+  });
+
   it("401 AGENT_AUTH_REQUIRED without a credential, 401 AGENT_AUTH_INVALID for an unknown or malformed one; nothing changes", async () => {
     const before = await state();
     expectMarketsError(await api(p, "POST", "/machine-agents/heartbeat", heartbeatBody()), 401, "AGENT_AUTH_REQUIRED");
