@@ -9,6 +9,7 @@ import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { removeDir, startSeededChain, tempDataDir, type SeededChain } from "./helpers.js";
 import { manualClock } from "../support/clock.js";
 import { countingProxy, type CountingProxy } from "../support/proxy.js";
+import { PLATFORM_TEST_TIMEOUT_MS } from "../support/timeouts.js";
 
 let dataDir: string;
 let seeded: SeededChain;
@@ -25,7 +26,9 @@ beforeAll(async () => {
     rpcUrl: proxy.url,
     addresses: seeded.chain.addresses,
     chainId: seeded.chain.chainId,
-    requestTimeoutMs: 10_000,
+    // The cap is under test here, not the deadline (which covers the wait for a slot): 2,000 reads through 4 slots
+    // took over 10 s on a loaded machine and failed as chain unavailable. This deadline only catches a hang.
+    requestTimeoutMs: PLATFORM_TEST_TIMEOUT_MS,
     // Manual head updates only: the watcher's polls would blur the counts.
     pollIntervalMs: 3_600_000,
     maxInFlight: 4,
