@@ -29,6 +29,9 @@ export interface ReadPathOptions {
   processes: RoleProcess[];
 }
 
+/** A platform start on a loaded shared machine can take minutes (deploy, demo seeding, migrations). */
+export const START_TIMEOUT_MS = 240_000;
+
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(1)).join(" / ");
 
 async function load(url: string, connections: number, duration: number): Promise<Sample> {
@@ -40,8 +43,8 @@ async function startPlatformCopy(options: ReadPathOptions, name: string, extraEn
   const ports = await Promise.all(Array.from({ length: 6 }, freePort));
   const env = { ...options.platformEnv(path.join(options.dataDir, name), ports), ...extraEnv };
   const child = root
-    ? await startCommand(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "gateway", "main.ts"), "all"], env, 60_000, root)
-    : await startRole(["all"], env);
+    ? await startCommand(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "gateway", "main.ts"), "all"], env, START_TIMEOUT_MS, root)
+    : await startRole(["all"], env, START_TIMEOUT_MS);
   options.processes.push(child);
   return `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`;
 }

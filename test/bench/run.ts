@@ -28,7 +28,7 @@ import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
 import { summarize, type Sample } from "./stats.js";
-import { benchReadPath } from "./read-path.js";
+import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
     ]);
     console.error("starting the platform (role all) ...");
-    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort])));
+    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort]), START_TIMEOUT_MS));
     const readUrl = `http://127.0.0.1:${httpPort}/v1/verify/machines/1`;
     const readOptions = { rounds: ROUNDS, durationS: DURATION_S, connections: READ_CONNECTIONS, dataDir, readUrl, platformEnv, processes };
     const { ratio: verifyRatio, bareRps: bareRead } = await benchReadPath(readOptions);
@@ -100,7 +100,8 @@ async function main(): Promise<void> {
     await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
   } finally {
     for (const child of processes.reverse()) await child.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    // A failed cleanup must not hide the error that ended the run.
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 3 }).catch((error) => console.error(`cleanup: ${error}`));
   }
 }
 
