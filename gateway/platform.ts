@@ -16,6 +16,7 @@ import { ChainReader } from "../subgraphs/shared/chain/reader.js";
 import { createRestListeners } from "../rest-shim/server.js";
 import { createHttpExecutor } from "../rest-shim/http-executor.js";
 import type { GraphQLExecutor } from "../rest-shim/executor.js";
+import type { AnswerVersions } from "../rest-shim/answer-reuse.js";
 import { openPlatformChain, type PlatformChain } from "../subgraphs/shared/chain/embedded.js";
 import { prepareDataDir } from "../subgraphs/shared/data-dir.js";
 import { createRateLimiter, type RateLimiter } from "../rest-shim/rate-limit.js";
@@ -210,7 +211,10 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
   const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
-  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter).catch(async (error) => {
+  // The shim may reuse an answer while the chain block it was read at is the one every read is pinned to: the
+  // subgraphs above read through this same reader (rest-shim/answer-reuse.ts).
+  const answerVersions = config.shimAnswerReuse ? { chainBlock: () => reader.headVersion } : undefined;
+  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter, answerVersions).catch(async (error) => {
     await graphql.close();
     throw error;
   });
@@ -257,8 +261,9 @@ async function listenRest(
   config: PlatformConfig,
   executor: GraphQLExecutor,
   rateLimiter: RateLimiter,
+  answerVersions?: AnswerVersions,
 ): Promise<{ urls: Record<string, string>; listeners: RunningListener[] }> {
-  const rest = createRestListeners({ config, executor, rateLimiter });
+  const rest = createRestListeners({ config, executor, rateLimiter, answerVersions });
   try {
     const { httpUrl, marketsUrl, mcr2Url } = await rest.listen();
     return { urls: { http: httpUrl, markets: marketsUrl, mcr2: mcr2Url }, listeners: [{ url: httpUrl, close: () => rest.close() }] };

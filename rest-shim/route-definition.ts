@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { RateLimitConfig } from "../subgraphs/shared/config.js";
+import type { AnswerBasis } from "./answer-reuse.js";
 import type { ShimOperation } from "./executor.js";
 import type { ErrorTable, PreparedResponse } from "./errors/table.js";
 import { MARKETS_ERRORS } from "./errors/markets.js";
@@ -104,6 +105,12 @@ export interface RouteDefinition {
   readonly whenUnavailable?: { readonly status: number; readonly body: Buffer };
   /** Answered when the path matches but a parameter cannot even be routed (bad %-escape, over 100 characters). */
   readonly invalidPathCode?: string;
+  /**
+   * The success answer is a function of the variables and this state only (no database row, no caller, no clock):
+   * where the process can tell that state's version, the shim reuses the answer's bytes while it is current
+   * (answer-reuse.ts). Declare it only for routes whose operation reads nothing else.
+   */
+  readonly reuseWhile?: AnswerBasis;
   /** Throws `RouteInputError` for requests the route refuses itself. */
   readonly variables: (input: RouteInput) => Record<string, unknown>;
   readonly respond: (data: Record<string, unknown>) => RouteOutcome;

@@ -9,6 +9,7 @@
  */
 import type { FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
+import { AnswerStore, type AnswerVersions } from "./answer-reuse.js";
 import { BODY_TOO_LARGE, type ReadBody } from "./body.js";
 import type { PreparedResponse } from "./errors/table.js";
 import { ExecutorUnavailableError, type GraphQLExecutor, type OperationResult } from "./executor.js";
@@ -26,6 +27,8 @@ export interface RouteDependencies {
   readonly onboardingToken: OnboardingTokenCheck;
   /** Reports a 5xx answer once, by code only (never a message: it could carry request data). */
   readonly reportServerError: (family: string, code: string) => void;
+  /** Version sources of the states routes may declare their answers a function of (role `all` only). */
+  readonly answerVersions?: AnswerVersions;
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
@@ -53,6 +56,8 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
   const unavailable = errors.required(route.unavailableCode);
 
   const needsOnRequest = hasRequestRules(route.rules) || limits.length > 0;
+  const versionOf = route.reuseWhile === undefined ? undefined : deps.answerVersions?.[route.reuseWhile];
+  const answers = versionOf === undefined ? undefined : new AnswerStore(versionOf);
 
   /** Sends a response; a 5xx is reported once, by `reportedCode` (the upstream code when it was unknown). */
   const answer = (reply: FastifyReply, response: PreparedResponse, reportedCode = response.code): FastifyReply => {
@@ -89,6 +94,11 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
       if (error instanceof RouteInputError) return answer(reply, error.response ?? errors.response(error.code));
       return answer(reply, errors.internal, errorName(error));
     }
+    // The rate limits and HTTP rules above ran as for any request; only the operation's work is spared.
+    const reuseKey = answers === undefined ? "" : JSON.stringify(variables);
+    const version = answers?.begin() ?? null;
+    const kept = answers?.lookup(version, reuseKey);
+    if (kept !== undefined) return reply.code(kept.status).headers(errors.headers).send(kept.body);
     let result: OperationResult;
     try {
       result = await deps.executor.execute(route.operation, variables, {
@@ -118,6 +128,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
       return answer(reply, errors.internal, errorName(error));
     }
     if ("errorCode" in outcome) return answer(reply, errors.response(outcome.errorCode));
+    if (answers !== undefined && outcome.status < 300) answers.keep(version, reuseKey, outcome);
     return reply.code(outcome.status).headers(errors.headers).send(outcome.body);
   }
 

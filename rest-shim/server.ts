@@ -13,6 +13,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
 import { createBodyReader, ignoreBody } from "./body.js";
+import type { AnswerVersions } from "./answer-reuse.js";
 import type { GraphQLExecutor } from "./executor.js";
 import { createOnboardingTokenCheck } from "./onboarding-auth.js";
 import { buildPathIndex } from "./path-index.js";
@@ -27,6 +28,11 @@ export interface RestListenersOptions {
   routes?: readonly RouteDefinition[];
   /** Defaults to memory counters, or Redis when `config.redisUrl` is set; closed by `close()` only if created here. */
   rateLimiter?: RateLimiter;
+  /**
+   * Version sources for routes that declare `reuseWhile` (answer-reuse.ts). Only a process that also runs the
+   * gateway and subgraphs the answers come from can give them (role `all`); without, every request runs its operation.
+   */
+  answerVersions?: AnswerVersions;
 }
 
 export interface RestListeners {
@@ -58,6 +64,7 @@ export function createRestListeners(options: RestListenersOptions): RestListener
     rateLimiter,
     onboardingToken: createOnboardingTokenCheck(config.onboardingTokens),
     reportServerError,
+    answerVersions: options.answerVersions,
   };
   const routes = options.routes ?? ROUTES;
   const http = buildListener("http", routes, deps);

@@ -59,6 +59,8 @@ export const VERIFY_ROUTES: readonly RouteDefinition[] = [
     rateLimits: ["verifyApiPerIp", "verifyReadPerIp"],
     unavailableCode: "VERIFY_READ_UNAVAILABLE",
     invalidPathCode: "INVALID_MACHINE_ID",
+    // The record is chain state at the pinned block and nothing else (verification-record.service.ts).
+    reuseWhile: "chainBlock",
     variables: ({ params }) => ({ machineId: params.machineId }),
     respond(data) {
       const body = serializeField(data, "machineVerification");

@@ -167,6 +167,11 @@ export interface PlatformConfig {
   migrationLockTimeoutMs: number;
   /** Log level: silent, error, info. */
   logLevel: "silent" | "error" | "info";
+  /**
+   * Role `all`: the REST shim reuses a success answer of a route declared a function of chain state while the block
+   * it was read at is still pinned (`SHIM_ANSWER_REUSE=0` runs every request through the gateway instead).
+   */
+  shimAnswerReuse: boolean;
 }
 
 function parseTrustProxy(raw: string | undefined): PlatformConfig["trustProxy"] {
@@ -269,5 +274,6 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     allowDemoOnNetwork: env.ALLOW_DEMO_ON_NETWORK === "1",
     migrationLockTimeoutMs: int(env, "MIGRATION_LOCK_TIMEOUT_MS", 60_000),
     logLevel: (env.LOG_LEVEL as PlatformConfig["logLevel"]) || "info",
+    shimAnswerReuse: env.SHIM_ANSWER_REUSE !== "0",
   };
 }

@@ -1,7 +1,9 @@
 /**
  * Builds the verification record of document 1's read route from the chain: home chain, effective DID controller,
- * operator, and one attestation status per topic. Nothing here is stored; the chain reader's block-keyed cache keeps
- * repeated reads cheap.
+ * operator, and one attestation status per topic. Nothing here is stored and no database row is read: the record is
+ * a function of the machine ID, the service namespace and chain state at the pinned block, which is what lets the
+ * REST shim reuse its serialised answer while that block stays pinned (the read route's `reuseWhile`). A record that
+ * came to depend on anything else (a database row, the caller) would have to drop that declaration.
  */
 import type { ChainReads } from "../shared/chain/types.js";
 import { ChainUnavailableError, DomainError } from "../shared/errors.js";
@@ -20,7 +22,7 @@ export const READ_ERRORS = {
 const MAX_CACHED_RECORDS = 10_000;
 
 export class VerificationRecordService {
-  private cachedBlock: number | null = null;
+  private cachedBlock: object | null = null;
   private readonly cached = new Map<string, Promise<MachineVerificationRecord>>();
 
   constructor(
@@ -30,10 +32,11 @@ export class VerificationRecordService {
 
   /**
    * The record is a function of chain state at the pinned block, so it is kept for that block (failures are not
-   * kept). The chain reader caches each call per block too; this saves assembling the same record again.
+   * kept), keyed by the reader's head version: a chain that returns to an earlier block number is a new state. The
+   * chain reader caches each call per block too; this saves assembling the same record again.
    */
   record(machineIdText: string): Promise<MachineVerificationRecord> {
-    const block = this.chain.pinnedBlock;
+    const block = this.chain.headVersion;
     if (block === null) return this.build(machineIdText);
     if (block !== this.cachedBlock) {
       this.cached.clear();

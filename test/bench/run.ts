@@ -2,8 +2,8 @@
  * `npm run bench`: throughput and latency of the platform's hot paths against baselines measured in the same run.
  *
  * 1. GET /v1/verify/machines/{id} through the REST shim (role `all`, warm caches) vs a bare node:http handler
- *    answering the same JSON. Servers run in their own processes; autocannon runs here. Rounds alternate between
- *    the two so machine noise hits both alike; medians are reported.
+ *    answering the same JSON (read-path.ts; alone: BENCH_ONLY=read). Servers run in their own processes; autocannon
+ *    runs here. Rounds alternate between the two so machine noise hits both alike; medians are reported.
  * 2. POST /v1/verify/chip/challenge (issuance, real database writes) through the shim: on embedded PGlite, and on
  *    PostgreSQL (a throw-away database) when DATABASE_URL is set; all for one machine (every request updates the same
  *    machine counter row) and spread over the four active demo machines. Target: 1,000 req/s on PostgreSQL.
@@ -28,6 +28,7 @@ import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
 import { summarize, type Sample } from "./stats.js";
+import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -54,41 +55,22 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const [httpPort, marketsPort, graphqlPort, anvilPort, barePort, mcr2Port, altchainPort] = await Promise.all([
-      freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
+    const [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort] = await Promise.all([
+      freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
     ]);
     console.error("starting the platform (role all) ...");
-    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort])));
+    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort]), START_TIMEOUT_MS));
     const readUrl = `http://127.0.0.1:${httpPort}/v1/verify/machines/1`;
-    const body = Buffer.from(await (await fetch(readUrl)).arrayBuffer());
-    const bodyFile = path.join(dataDir, "bench-body.json");
-    await writeFile(bodyFile, body);
-    processes.push(await startRoleScript("test/bench/bare-server.ts", [String(barePort), bodyFile]));
-    const bareUrl = `http://127.0.0.1:${barePort}/v1/verify/machines/1`;
-
-    console.error(`warming up (${DURATION_S}s each) ...`);
-    await load({ url: readUrl, duration: 2 });
-    await load({ url: bareUrl, duration: 2 });
-
-    const shim: Sample[] = [];
-    const bare: Sample[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      console.error(`round ${round}/${ROUNDS}: read route ...`);
-      bare.push(await load({ url: bareUrl, connections: READ_CONNECTIONS }));
-      shim.push(await load({ url: readUrl, connections: READ_CONNECTIONS }));
-    }
-    console.log(`\nGET /v1/verify/machines/1, ${READ_CONNECTIONS} connections, ${ROUNDS} x ${DURATION_S}s rounds (medians; load average ${loadAverage()})`);
-    const b = summarize("bare node:http (baseline)", bare);
-    const s = summarize("REST shim -> gateway", shim);
-    const verifyRatio = (100 * s.rps) / b.rps;
-    console.log(`  shim / bare throughput      ${verifyRatio.toFixed(1)}%  (target >= 25%, p99 < 10 ms)`);
+    const readOptions = { rounds: ROUNDS, durationS: DURATION_S, connections: READ_CONNECTIONS, dataDir, readUrl, platformEnv, processes };
+    const { ratio: verifyRatio, bareRps: bareRead } = await benchReadPath(readOptions);
+    if (process.env.BENCH_ONLY === "read") return;
 
     await benchMcrRoute(dataDir, httpPort, verifyRatio, processes);
 
     console.log(`\nPOST /v1/verify/chip/challenge, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION_S}s rounds (medians; load average ${loadAverage()})`);
     const machines = await activeMachineIds(dataDir);
     const pglite = summarize("issuance, PGlite (embedded)", await issuanceRounds(httpPort, ["2"]));
-    console.log(`  issuance / bare read          ${((100 * pglite.rps) / b.rps).toFixed(1)}%`);
+    console.log(`  issuance / bare read          ${((100 * pglite.rps) / bareRead).toFixed(1)}%`);
     if (process.env.DATABASE_URL) {
       const database = await createPostgresDatabase();
       try {
@@ -100,7 +82,7 @@ async function main(): Promise<void> {
         processes.push(pgPlatform);
         const pg1 = summarize("issuance, PostgreSQL, 1 machine", await issuanceRounds(pgPorts[0]!, ["2"]));
         const pg4 = summarize(`PostgreSQL, ${machines.length} machines`, await issuanceRounds(pgPorts[0]!, machines));
-        console.log(`  issuance on PostgreSQL / bare read  ${((100 * pg1.rps) / b.rps).toFixed(1)}% (1 machine), ${((100 * pg4.rps) / b.rps).toFixed(1)}% (${machines.length} machines); target 1,000 req/s`);
+        console.log(`  issuance on PostgreSQL / bare read  ${((100 * pg1.rps) / bareRead).toFixed(1)}% (1 machine), ${((100 * pg4.rps) / bareRead).toFixed(1)}% (${machines.length} machines); target 1,000 req/s`);
         await pgPlatform.stop();
       } finally {
         await database.drop();
@@ -118,7 +100,8 @@ async function main(): Promise<void> {
     await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
   } finally {
     for (const child of processes.reverse()) await child.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    // A failed cleanup must not hide the error that ended the run.
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 3 }).catch((error) => console.error(`cleanup: ${error}`));
   }
 }
 

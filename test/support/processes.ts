@@ -35,9 +35,9 @@ export function startRole(
 }
 
 /** Starts any command of the project (`npm start`, `node --import tsx ...`) and resolves once it logs `ready`. */
-export function startCommand(executable: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<RoleProcess> {
+export function startCommand(executable: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = root): Promise<RoleProcess> {
   const child = spawn(executable, args, {
-    cwd: root,
+    cwd,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -119,6 +119,16 @@ export class ChainReader implements ChainReads {
     return this.block?.number ?? null;
   }
 
+  /**
+   * An object that stands for the state reads see now: a new one whenever the pinned block changes or is dropped
+   * (lost node), so an earlier one never comes back, not even when the node returns to the same block number (a
+   * restarted or reverted chain). Null while no block is pinned. Equal tokens before and after a computation mean
+   * every read in between was answered at the same block.
+   */
+  get headVersion(): object | null {
+    return this.block;
+  }
+
   /** Asked once from the node; a node on another chain than configured is a bad answer. */
   async chainId(): Promise<string> {
     if (this.nodeChainId) return this.nodeChainId;

@@ -51,6 +51,8 @@ export interface ChipAttestation {
 export interface ChainReads {
   /** Block number reads are pinned to right now, or null when unknown; derived data may be cached per block. */
   readonly pinnedBlock: number | null;
+  /** Identity of the pinned block's state: changes with every new or dropped pin, never returns (ChainReader). */
+  readonly headVersion: object | null;
   /**
    * Pins reads to the node's current head now (one `eth_blockNumber`), for decisions that must see the latest state
    * rather than the block watcher's last poll. Throws ChainUnavailableError when the node cannot answer.

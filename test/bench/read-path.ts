@@ -1,0 +1,92 @@
+/**
+ * Issue 11's read path: GET /v1/verify/machines/1 through the REST shim (role `all`, warm caches) at 50 connections,
+ * beside a bare node:http handler answering the same bytes with the same headers, rounds alternating so that machine
+ * noise hits both alike; medians are reported with the load average.
+ *
+ * `BENCH_READ_BEFORE=<dir>` also starts the platform from another checkout of the project (e.g. a copy of `main`,
+ * `git archive main | tar -x -C <dir>` with node_modules and the generated Prisma client beside it) and measures it
+ * in the same rounds: today's and the new figure from one run. A second platform with the shim's answer reuse off
+ * (`SHIM_ANSWER_REUSE=0`) shows what a request costs when the chain moved since the last one (`BENCH_READ_UNCACHED=0`
+ * skips it).
+ *
+ * Alone: `BENCH_ONLY=read npm run bench`.
+ */
+import autocannon from "autocannon";
+import { writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
+import { summarize, type Sample } from "./stats.js";
+
+export interface ReadPathOptions {
+  rounds: number;
+  durationS: number;
+  connections: number;
+  dataDir: string;
+  /** URL of the platform the rest of the bench uses (already started). */
+  readUrl: string;
+  platformEnv: (dataDir: string, ports: number[]) => Record<string, string>;
+  processes: RoleProcess[];
+}
+
+/** A platform start on a loaded shared machine can take minutes (deploy, demo seeding, migrations). */
+export const START_TIMEOUT_MS = 240_000;
+
+const loadAverage = () => os.loadavg().map((x) => x.toFixed(1)).join(" / ");
+
+async function load(url: string, connections: number, duration: number): Promise<Sample> {
+  const result = await autocannon({ url, connections, duration });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function startPlatformCopy(options: ReadPathOptions, name: string, extraEnv: Record<string, string>, root?: string): Promise<string> {
+  const ports = await Promise.all(Array.from({ length: 6 }, freePort));
+  const env = { ...options.platformEnv(path.join(options.dataDir, name), ports), ...extraEnv };
+  const child = root
+    ? await startCommand(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "gateway", "main.ts"), "all"], env, START_TIMEOUT_MS, root)
+    : await startRole(["all"], env, START_TIMEOUT_MS);
+  options.processes.push(child);
+  return `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`;
+}
+
+/** The median shim / bare throughput ratio (percent) of the platform at `readUrl`, and the bare server's rate. */
+export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: number; bareRps: number }> {
+  const { rounds, durationS, connections } = options;
+  const body = Buffer.from(await (await fetch(options.readUrl)).arrayBuffer());
+  const bodyFile = path.join(options.dataDir, "bench-body.json");
+  await writeFile(bodyFile, body);
+  const barePort = await freePort();
+  options.processes.push(await startRole([], {}, 30_000, ["test/bench/bare-server.ts", String(barePort), bodyFile]));
+
+  const targets: Array<{ name: string; url: string; samples: Sample[] }> = [
+    { name: "bare node:http (baseline)", url: `http://127.0.0.1:${barePort}/v1/verify/machines/1`, samples: [] },
+  ];
+  const before = process.env.BENCH_READ_BEFORE;
+  if (before) {
+    const url = await startPlatformCopy(options, "before", {}, before);
+    const answer = Buffer.from(await (await fetch(url)).arrayBuffer());
+    if (!answer.equals(body)) throw new Error(`the checkout in ${before} answers other bytes than this code`);
+    targets.push({ name: "shim, before (BENCH_READ_BEFORE)", url, samples: [] });
+  }
+  targets.push({ name: "REST shim -> gateway", url: options.readUrl, samples: [] });
+  if (process.env.BENCH_READ_UNCACHED !== "0") {
+    targets.push({ name: "shim, SHIM_ANSWER_REUSE=0", url: await startPlatformCopy(options, "uncached", { SHIM_ANSWER_REUSE: "0" }), samples: [] });
+  }
+
+  console.error(`warming up the read path ...`);
+  for (const target of targets) await load(target.url, connections, 2);
+  for (let round = 1; round <= rounds; round++) {
+    console.error(`round ${round}/${rounds}: read route ...`);
+    for (const target of targets) target.samples.push(await load(target.url, connections, durationS));
+  }
+  console.log(`\nGET /v1/verify/machines/1, ${connections} connections, ${rounds} x ${durationS}s rounds (medians; load average ${loadAverage()})`);
+  const [bare, ...paths] = targets.map((target) => summarize(target.name, target.samples, 34));
+  let ratio = 0;
+  paths.forEach((s, i) => {
+    const percent = (100 * s.rps) / bare!.rps;
+    const name = targets[i + 1]!.name;
+    if (name === "REST shim -> gateway") ratio = percent;
+    console.log(`  ${`${name} / bare`.padEnd(44)} ${percent.toFixed(1)}%  p99 ${s.p99} ms  (target >= 25%, p99 < 10 ms)`);
+  });
+  return { ratio, bareRps: bare!.rps };
+}
