@@ -7,6 +7,7 @@ import path from "node:path";
 import type { DemoChip } from "../crypto/vendor-ca.js";
 import type { ContractAddresses } from "./deploy.js";
 import type { DemoRatingsFixture } from "./demo-ratings.js";
+import type { DemoPaymentsFixture } from "./payments-setup.js";
 
 export type DemoMachineState = "active" | "deactivated" | "second-chain";
 
@@ -47,6 +48,11 @@ export interface DemoFixture {
    * at every start (its port is DEMO_PROVIDER_PORT). Register it as a machine's runtime endpoint for `providerKey`.
    */
   markets?: { provider: DemoProviderFixture };
+  /**
+   * Document 3 payments: the test stablecoin and escrow, the escrow operator's address (empty when none is
+   * configured), the funded demo agents and the demo payee (payments-setup.ts, docs/markets-payments.md).
+   */
+  payments?: DemoPaymentsFixture;
 }
 
 export interface DemoProviderFixture {
