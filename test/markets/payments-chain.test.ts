@@ -188,3 +188,197 @@ describe("wallet rail: ERC-20 transfer check (rpc mode)", () => {
     await rejectsWith(checkErc20Transfer(chain.home(), claim(ZeroHash, { amountRaw: 0n })), "VALIDATION_ERROR");
   });
 });
+
+describe("onchain-escrow rail: lock, release, refund as real transactions", () => {
+  let serial = 0;
+  const orderId = () => `escrow-order-${++serial}-${Date.now()}`;
+  const escrowContract = () => new Contract(payments.escrow.address, contractInterface("PaymentEscrow"), provider);
+
+  async function approve(from: Wallet, amount: bigint): Promise<void> {
+    await minedReceipt(await (token.connect(new NonceManager(from)) as Contract).approve(payments.escrow.address, amount));
+  }
+
+  it("locks the payer's approved amount, is idempotent, and releases once to the payee", async () => {
+    const id = orderId();
+    await approve(agent, AMOUNT);
+    const [payerBefore, payeeBefore] = [await balance(agent.address), await balance(payee)];
+    const locked = await chain.escrow().lock({ orderId: id, payer: agent.address, payee, amountRaw: AMOUNT });
+    expect(locked.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(locked.escrow).toMatchObject({ orderKey: escrowOrderKey(id), payer: agent.address, payee, amountRaw: AMOUNT, state: "locked" });
+    expect(await balance(agent.address)).toBe(payerBefore - AMOUNT);
+    expect(await balance(payments.escrow.address)).toBeGreaterThanOrEqual(AMOUNT);
+
+    // The same lock again sends nothing; other terms for the order are refused.
+    const again = await chain.escrow().lock({ orderId: id, payer: agent.address, payee, amountRaw: AMOUNT });
+    expect(again.txHash).toBeNull();
+    await rejectsWith(chain.escrow().lock({ orderId: id, payer: agent.address, payee, amountRaw: AMOUNT + 1n }), "PAYMENT_ESCROW_MISMATCH");
+    expect(await balance(agent.address)).toBe(payerBefore - AMOUNT);
+
+    const released = await chain.escrow().release(id);
+    expect(released.escrow.state).toBe("released");
+    expect(await balance(payee)).toBe(payeeBefore + AMOUNT);
+
+    // No second release, and no refund after the release: the module refuses, and so does the contract itself.
+    await rejectsWith(chain.escrow().release(id), "PAYMENT_ESCROW_NOT_LOCKED");
+    await rejectsWith(chain.escrow().refund(id), "PAYMENT_ESCROW_NOT_LOCKED");
+    const operator = new Wallet(seeded.config.payments.escrowOperatorKey!, provider);
+    await expect((escrowContract().connect(operator) as Contract).release.staticCall(escrowOrderKey(id))).rejects.toMatchObject({
+      revert: { name: "NotLocked" },
+    });
+    expect(await balance(payee)).toBe(payeeBefore + AMOUNT);
+  });
+
+  it("refunds a locked escrow to the payer, once", async () => {
+    const id = orderId();
+    await approve(other, AMOUNT);
+    const before = await balance(other.address);
+    await chain.escrow().lock({ orderId: id, payer: other.address, payee, amountRaw: AMOUNT });
+    expect(await balance(other.address)).toBe(before - AMOUNT);
+    const refunded = await chain.escrow().refund(id);
+    expect(refunded.escrow.state).toBe("refunded");
+    expect(await balance(other.address)).toBe(before);
+    await rejectsWith(chain.escrow().refund(id), "PAYMENT_ESCROW_NOT_LOCKED");
+    expect(await balance(other.address)).toBe(before);
+  });
+
+  it("locks with the payer's signed ReceiveWithAuthorization bound to the order and payee", async () => {
+    const id = orderId();
+    const now = (await provider.getBlock("latest"))!.timestamp;
+    const nonce = await chain.escrow().lockNonce(id, payee);
+    const authorization = { from: agent.address, to: payments.escrow.address, value: AMOUNT.toString(), validAfter: "0", validBefore: String(now + 600), nonce };
+    const signature = await signAuthorization(agent, domain, authorization, "ReceiveWithAuthorization");
+    const before = await balance(agent.address);
+    const lock = { orderId: id, payer: agent.address, payee, amountRaw: AMOUNT };
+
+    // The same signature for another payee does not verify on chain: nothing moves.
+    await rejectsWith(
+      chain.escrow().lock({ ...lock, payee: other.address, authorization: { validAfter: "0", validBefore: authorization.validBefore, signature } }),
+      "PAYMENT_TX_FAILED",
+    );
+    expect(await chain.operator().lastRevert).toBe("InvalidSignature()");
+    expect((await chain.escrow().read(id)).state).toBe("none");
+    expect(await balance(agent.address)).toBe(before);
+
+    const locked = await chain.escrow().lock({ ...lock, authorization: { validAfter: "0", validBefore: authorization.validBefore, signature } });
+    expect(locked.escrow.state).toBe("locked");
+    expect(await balance(agent.address)).toBe(before - AMOUNT);
+    expect(await token.authorizationState(agent.address, nonce)).toBe(true);
+  });
+
+  it("a lock the payer did not approve is PAYMENT_TX_FAILED and leaves no escrow; only operators release", async () => {
+    const id = orderId();
+    await approve(agent, 0n);
+    await rejectsWith(chain.escrow().lock({ orderId: id, payer: agent.address, payee, amountRaw: AMOUNT }), "PAYMENT_TX_FAILED");
+    expect(chain.operator().lastRevert).toMatch(/^InsufficientAllowance/);
+    expect((await chain.escrow().read(id)).state).toBe("none");
+
+    const locked = orderId();
+    await approve(agent, AMOUNT);
+    await chain.escrow().lock({ orderId: locked, payer: agent.address, payee, amountRaw: AMOUNT });
+    await expect((escrowContract().connect(agent) as Contract).release.staticCall(escrowOrderKey(locked))).rejects.toMatchObject({
+      revert: { name: "NotOperator" },
+    });
+    expect((await chain.escrow().read(locked)).state).toBe("locked");
+  });
+});
+
+describe("x402 rail: signed EIP-3009 authorizations", () => {
+  let requirements: PaymentRequirements;
+  let now: number;
+
+  beforeAll(async () => {
+    requirements = buildRequirements({
+      network: chain.x402Network,
+      token: domain,
+      payTo: payee,
+      amountRaw: AMOUNT,
+      resource: "http://127.0.0.1/api/v1/market/orders/o-1/execute",
+      description: "market order o-1",
+      maxTimeoutSeconds: chain.x402MaxTimeoutSeconds,
+    });
+  });
+
+  async function signed(from: Wallet, overrides: Partial<PaymentPayload["payload"]["authorization"]> = {}, signer = from): Promise<PaymentPayload> {
+    now = (await provider.getBlock("latest"))!.timestamp;
+    const authorization = {
+      from: from.address,
+      to: payee,
+      value: AMOUNT.toString(),
+      validAfter: String(now - 60),
+      validBefore: String(now + 300),
+      nonce: randomNonce(),
+      ...overrides,
+    };
+    const signature = await signAuthorization(signer, domain, authorization);
+    return { x402Version: 1, scheme: "exact", network: requirements.network, payload: { signature, authorization } };
+  }
+
+  const ctx = () => ({ rpc: chain.home(), chainId: chain.chainId, now, sender: chain.operator() });
+
+  it("requirements are v1 `exact` on the local chain's network, naming the token's EIP-712 domain", () => {
+    expect(requirements).toEqual({
+      scheme: "exact",
+      network: "peaq",
+      maxAmountRequired: "1500000",
+      resource: "http://127.0.0.1/api/v1/market/orders/o-1/execute",
+      description: "market order o-1",
+      mimeType: "application/json",
+      payTo: payee,
+      maxTimeoutSeconds: 300,
+      asset: payments.stablecoin.address,
+      extra: { name: "Test USD", version: "2" },
+    });
+  });
+
+  it("a good authorization verifies and settles: the payee is paid and the nonce is used; replaying it is refused", async () => {
+    const payload = parsePaymentPayload(Buffer.from(JSON.stringify(await signed(agent))).toString("base64"));
+    await expect(verifyPayment(ctx(), payload, requirements)).resolves.toEqual({ payer: agent.address });
+    const before = await balance(payee);
+    const settled = await settlePayment(ctx(), payload, requirements);
+    expect(settled.payer).toBe(agent.address);
+    expect(await balance(payee)).toBe(before + AMOUNT);
+    expect(await token.authorizationState(agent.address, payload.payload.authorization.nonce)).toBe(true);
+
+    await rejectsWith(verifyPayment(ctx(), payload, requirements), "PAYMENT_AUTHORIZATION_USED");
+    await rejectsWith(settlePayment(ctx(), payload, requirements), "PAYMENT_AUTHORIZATION_USED");
+    expect(await balance(payee)).toBe(before + AMOUNT);
+  });
+
+  it("a signature by another key, a changed field, or another payee or amount is PAYMENT_AUTHORIZATION_INVALID", async () => {
+    const before = await balance(payee);
+    await rejectsWith(verifyPayment(ctx(), await signed(agent, {}, other), requirements), "PAYMENT_AUTHORIZATION_INVALID");
+    const tampered = await signed(agent);
+    tampered.payload.authorization.value = (AMOUNT * 2n).toString();
+    await rejectsWith(verifyPayment(ctx(), tampered, requirements), "PAYMENT_AUTHORIZATION_INVALID");
+    await rejectsWith(settlePayment(ctx(), tampered, requirements), "PAYMENT_AUTHORIZATION_INVALID");
+    await rejectsWith(verifyPayment(ctx(), await signed(agent, { to: other.address }), requirements), "PAYMENT_AUTHORIZATION_INVALID");
+    await rejectsWith(verifyPayment(ctx(), await signed(agent, { value: "1" }), requirements), "PAYMENT_AUTHORIZATION_INVALID");
+    const otherNetwork = await signed(agent);
+    await rejectsWith(verifyPayment(ctx(), { ...otherNetwork, network: "base" }, requirements), "PAYMENT_AUTHORIZATION_INVALID");
+    // Signed for another token domain (name) than the requirements name.
+    await rejectsWith(
+      verifyPayment(ctx(), await signed(agent), { ...requirements, extra: { name: "USD Coin", version: "2" } }),
+      "PAYMENT_AUTHORIZATION_INVALID",
+    );
+    expect(await balance(payee)).toBe(before);
+  });
+
+  it("an expired or not yet valid authorization is PAYMENT_AUTHORIZATION_EXPIRED", async () => {
+    const expired = await signed(agent, { validBefore: String((await provider.getBlock("latest"))!.timestamp - 1) });
+    await rejectsWith(verifyPayment(ctx(), expired, requirements), "PAYMENT_AUTHORIZATION_EXPIRED");
+    // Inside the settlement margin: too late to settle safely.
+    const closing = await signed(agent, { validBefore: String((await provider.getBlock("latest"))!.timestamp + 3) });
+    await rejectsWith(verifyPayment(ctx(), closing, requirements), "PAYMENT_AUTHORIZATION_EXPIRED");
+    const early = await signed(agent, { validAfter: String((await provider.getBlock("latest"))!.timestamp + 120) });
+    await rejectsWith(settlePayment(ctx(), early, requirements), "PAYMENT_AUTHORIZATION_EXPIRED");
+    expect(await token.authorizationState(agent.address, early.payload.authorization.nonce)).toBe(false);
+  });
+
+  it("a payer without the balance is PAYMENT_INSUFFICIENT_FUNDS; malformed payloads are VALIDATION_ERROR", async () => {
+    const empty = Wallet.createRandom();
+    await rejectsWith(verifyPayment(ctx(), await signed(empty as unknown as Wallet), requirements), "PAYMENT_INSUFFICIENT_FUNDS");
+    for (const bad of ["not base64 json", Buffer.from('{"x402Version":2}').toString("base64"), { x402Version: 1, scheme: "exact" }]) {
+      expect(() => parsePaymentPayload(bad)).toThrow(expect.objectContaining({ code: "VALIDATION_ERROR" }));
+    }
+  });
+});
