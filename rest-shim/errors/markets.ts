@@ -13,7 +13,7 @@ import { defineErrorTable } from "./table.js";
 export const MARKETS_ERRORS = defineErrorTable({
   family: "markets",
   headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
-  envelope: (code, message) => ({ error: { code, message } }),
+  envelope: (code, message, details) => ({ error: details === undefined ? { code, message } : { code, message, details } }),
   internalCode: "INTERNAL_ERROR",
   entries: {
     VALIDATION_ERROR: { status: 400, message: "The request is not valid." },
@@ -44,7 +44,16 @@ export const MARKETS_ERRORS = defineErrorTable({
     MACHINE_IDENTITY_IMMUTABLE: { status: 409, message: "The machine identity cannot be changed." },
     AGENT_PAIRING_INACTIVE: { status: 409, message: "The agent pairing is not active." },
     AGENT_PAIRING_REQUIRED: { status: 409, message: "An active agent pairing is required." },
-    OPEN_MARKET_ORDERS: { status: 409, message: "The pairing has open market orders." },
+    OPEN_MARKET_ORDERS: {
+      status: 409,
+      message: "The pairing has open market orders.",
+      // `details.orderIds`: the open orders' server IDs (`ord_…`), nothing a client sent.
+      detailsFrom: (extensions) => {
+        const ids = extensions.orderIds;
+        return Array.isArray(ids) && ids.every((id) => typeof id === "string" && /^ord_[a-z2-7]{16}$/.test(id)) ? { orderIds: ids } : undefined;
+      },
+    },
+    ORDER_STATE_INVALID: { status: 409, message: "The order is not in a state that allows this." },
     ROUTE_REQUIRED: { status: 409, message: "The task has no resolved route." },
     QUOTE_EXPIRED: { status: 409, message: "The quote expired; search again." },
     TASK_STATE_INVALID: { status: 409, message: "The task is not in a state that allows this." },
