@@ -60,6 +60,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     RUNTIME_ENDPOINT_REQUIRED: { status: 409, message: "The machine has no live runtime endpoint for the route's provider." },
     ORDER_CLOSED: { status: 409, message: "The order is closed." },
     PAYMENT_NOT_MINED: { status: 409, message: "The payment transaction is not mined yet." },
+    PAYMENT_TX_ALREADY_USED: { status: 409, message: "This transaction already paid another payment." },
     PAYMENT_AUTHORIZATION_USED: { status: 409, message: "The payment authorization was already used." },
     PAYMENT_ESCROW_NOT_LOCKED: { status: 409, message: "The escrow of this order is not locked." },
     PAYMENT_ESCROW_MISMATCH: { status: 409, message: "The escrow of this order holds a different payment." },

@@ -31,6 +31,9 @@ import { OrderService } from "./order.service.js";
 import { OrderExecutor } from "./order.execution.js";
 import { DEFAULT_RAILS, PaymentService, type PaymentRails } from "./payment.service.js";
 import { machineCheckOn } from "./work-support.js";
+import { PaymentChain } from "./payments/index.js";
+import { chainRails } from "./payments/rails.js";
+import { PaymentSettlementService } from "./payment-settlement.service.js";
 
 export interface MarketsServices extends WorkServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
@@ -48,6 +51,10 @@ export interface MarketsServices extends WorkServices {
   payments: PaymentService;
   /** The rail implementations by rail type (`not-required` here; the chain rails add theirs). */
   rails: PaymentRails;
+  /** The chain side of the payment rails (payments/index.ts). */
+  paymentChain: PaymentChain;
+  /** Proof, escrow lock, release, refund and the x402 settlement (payment-settlement.service.ts). */
+  settlements: PaymentSettlementService;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -90,9 +97,18 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     clock,
   );
   const orders = new OrderService(store, pairings, work.catalogue, machineCheckOn(db.prisma), clock);
-  const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor);
+  const paymentChain = new PaymentChain({
+    chainId: config.chain.chainId,
+    reader: runtime.chain,
+    addresses: runtime.chain.addresses,
+    chain: config.chain,
+    payments: config.payments,
+  });
+  const settlements = new PaymentSettlementService(orders, paymentChain, clock);
+  const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor, settlements);
   // The one place rails are registered: each entry implements one MarketPaymentRailType (payment.service.ts).
-  const rails: PaymentRails = { ...DEFAULT_RAILS };
+  const resourceBase = `http://${config.host}:${config.marketsPort}/api/v1`;
+  const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBase) };
   const payments = new PaymentService(store, pairings, rails, clock);
   const services: MarketsServices = {
     ...work,
@@ -106,6 +122,8 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     orderExecutor,
     payments,
     rails,
+    paymentChain,
+    settlements,
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);

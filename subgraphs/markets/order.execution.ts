@@ -10,11 +10,11 @@
  * When the executor refuses before calling anything (RUNTIME_ENDPOINT_REQUIRED, ...) the order goes back to ready
  * and the refusal is the answer. The answer's status is the execution's (the provider's status, 202 for a handoff).
  */
-import { recordAuditEvent } from "./audit.repository.js";
+import { recordAuditEvent, type MarketsTx } from "./audit.repository.js";
 import type { Execution, TaskExecutor } from "./task.executor.js";
 import type { TaskService } from "./task.service.js";
 import { routeView, taskView } from "./task.views.js";
-import { lockOrder, transitionOrder } from "./order.repository.js";
+import { lockOrder, transitionOrder, type OrderRow } from "./order.repository.js";
 import { orderView, type OrderService, type OrderView } from "./order.service.js";
 import { newId } from "./work-support.js";
 
@@ -22,11 +22,18 @@ export interface OrderExecution extends Execution {
   order: OrderView;
 }
 
+/** The payment side of execute (payment-settlement.service.ts): x402 settles before the run and confirms on delivery. */
+export interface ExecutionPayments {
+  settleBeforeRun(orderId: string, actor: Parameters<typeof recordAuditEvent>[1]["actor"]): Promise<void>;
+  autoConfirm(tx: MarketsTx, order: OrderRow, actor: Parameters<typeof recordAuditEvent>[1]["actor"], now: Date): Promise<OrderRow>;
+}
+
 export class OrderExecutor {
   constructor(
     private readonly orders: OrderService,
     private readonly tasks: TaskService,
     private readonly executor: TaskExecutor,
+    private readonly payments?: ExecutionPayments,
   ) {}
 
   async execute(token: string | null | undefined, orderId: string): Promise<OrderExecution> {
@@ -77,6 +84,7 @@ export class OrderExecutor {
     });
     let execution: Execution;
     try {
+      await this.payments?.settleBeforeRun(orderId, actor);
       execution = await this.executor.execute(order.machineId, order.taskId!);
     } catch (error) {
       await this.orders.store.write(async (tx) => transitionOrder(tx, await lockOrder(tx, orderId), "ready", new Date(clock.now())));
@@ -86,7 +94,7 @@ export class OrderExecutor {
     const finished = await this.orders.store.write(async (tx) => {
       const current = await lockOrder(tx, orderId);
       const now = new Date(clock.now());
-      const after = await transitionOrder(tx, current, next, now, {
+      let after = await transitionOrder(tx, current, next, now, {
         runId: execution.run.id,
         outcomeId: execution.outcome.id,
         handoff: (execution.handoff ?? undefined) as never,
@@ -99,6 +107,7 @@ export class OrderExecutor {
         occurredAt: now,
         data: { orderId, taskId: order.taskId, runId: execution.run.id, httpStatus: execution.httpStatus, before: { status: "executing" }, after: { status: next } },
       });
+      if (next === "delivered" && this.payments) after = await this.payments.autoConfirm(tx, after, actor, now);
       return after;
     });
     return { ...execution, order: orderView(finished) };

@@ -10,11 +10,12 @@ import { WORK_RESOLVERS } from "./work.resolvers.js";
 import { AgentPairingResolver } from "./pairing.resolver.js";
 import { MarketOrderResolver } from "./order.resolver.js";
 import { MarketMachineOrdersResolver } from "./market-machine-orders.resolver.js";
+import { PaymentSettlementResolver } from "./payment-settlement.resolver.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
     resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS,
-      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver],
+      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

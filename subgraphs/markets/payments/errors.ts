@@ -16,6 +16,7 @@ export const PaymentErrors = {
   railUnavailable: error("PAYMENT_RAIL_UNAVAILABLE", "This payment rail is not configured on this server."),
   escrowNotLocked: error("PAYMENT_ESCROW_NOT_LOCKED", "The escrow of this order is not locked."),
   escrowMismatch: error("PAYMENT_ESCROW_MISMATCH", "The escrow of this order holds a different payment."),
+  txAlreadyUsed: error("PAYMENT_TX_ALREADY_USED", "This transaction already paid another payment."),
   authorizationInvalid: error("PAYMENT_AUTHORIZATION_INVALID", "The payment authorization is invalid."),
   authorizationExpired: error("PAYMENT_AUTHORIZATION_EXPIRED", "The payment authorization is outside its validity window."),
   authorizationUsed: error("PAYMENT_AUTHORIZATION_USED", "The payment authorization was already used."),

@@ -9,7 +9,7 @@
  * parties and amount answers without a transaction; one with other terms is PAYMENT_ESCROW_MISMATCH. Release and
  * refund need a locked escrow (PAYMENT_ESCROW_NOT_LOCKED otherwise), so neither can run twice.
  */
-import { getAddress, id, type Interface, type Result } from "ethers";
+import { AbiCoder, getAddress, id, keccak256, type Interface, type Result } from "ethers";
 import { contractInterface } from "../../shared/chain/artifacts.js";
 import type { ChainSender } from "./chain-sender.js";
 import { PaymentErrors } from "./errors.js";
@@ -45,6 +45,11 @@ export interface EscrowResult {
 /** The bytes32 an order is known by in PaymentEscrow. */
 export function escrowOrderKey(orderId: string): string {
   return id(`market-order:${orderId}`);
+}
+
+/** PaymentEscrow.lockNonce computed locally: keccak256(abi.encode(escrow, orderKey, payee)). */
+export function escrowLockNonce(escrow: string, orderKey: string, payee: string): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode(["address", "bytes32", "address"], [getAddress(escrow), orderKey, getAddress(payee)]));
 }
 
 export class EscrowRail {

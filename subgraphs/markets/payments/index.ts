@@ -60,6 +60,13 @@ export class PaymentChain {
     return token;
   }
 
+  /** Where the chain rails pay (PAYMENT_PAYEE_ADDRESS; the demo payee in dev mode). */
+  get payee(): string {
+    const payee = this.options.payments.payeeAddress;
+    if (!payee) throw PaymentErrors.railUnavailable();
+    return payee;
+  }
+
   get escrowAddress(): string {
     const escrow = this.options.addresses.PaymentEscrow;
     if (!escrow) throw PaymentErrors.railUnavailable();

@@ -8,14 +8,13 @@
 import { parseEther, parseUnits, toBeHex, Wallet, type JsonRpcProvider, type Signer } from "ethers";
 import { connectContract } from "./contracts.js";
 import { waitFor, type ContractAddresses } from "./deploy.js";
+import { DEMO_PAYEE_LABEL } from "../config/payments.js";
 import { demoWallet } from "./dev-keys.js";
 
 /** Stablecoin every demo agent holds after seeding (6 decimals). */
 export const DEMO_AGENT_STABLECOIN = parseUnits("10000", 6);
 /** Labels of the demo agents' keys (dev-keys.ts demoWallet). */
 export const DEMO_AGENT_LABELS = ["agent-1", "agent-2", "agent-3"] as const;
-/** Label of the demo payee: the provider wallet that wallet, escrow and x402 payments go to in the demo. */
-export const DEMO_PAYEE_LABEL = "payee-demo-oracle";
 
 export interface DemoPaymentAccount {
   label: string;

@@ -2,8 +2,12 @@
  * Settings of the on-chain payment rails of document 3 (docs/markets-payments.md). Every setting is documented in the
  * README's configuration table and docs/markets-payments.md.
  */
-import { Wallet } from "ethers";
+import { isAddress, getAddress, Wallet } from "ethers";
+import { demoWallet } from "../chain/dev-keys.js";
 import { ConfigError, int, list, type Env } from "./env.js";
+
+/** Label of the demo payee's key (dev-keys.ts demoWallet): where the demo's provider payments go. */
+export const DEMO_PAYEE_LABEL = "payee-demo-oracle";
 
 /**
  * anvil's second default account (mnemonic "test test ... junk", index 1): the dev escrow operator and x402 settler.
@@ -25,6 +29,11 @@ export interface PaymentsConfig {
   rpcUrls: Record<string, string>;
   /** PAYMENT_RECEIPT_TIMEOUT_MS: how long a sent escrow or settlement transaction may take to be mined. */
   receiptTimeoutMs: number;
+  /**
+   * PAYMENT_PAYEE_ADDRESS: the address the chain rails pay (wallet transfers, escrow payee, x402 payTo). Dev default:
+   * the demo payee (demo.json `payments.payee`). Unset in production: those rails answer PAYMENT_RAIL_UNAVAILABLE.
+   */
+  payeeAddress?: string;
   /** X402_NETWORK: the x402 v1 network name of the platform's chain (default `peaq` for chain 3338, else `eip155:<id>`). */
   x402Network: string;
   /** X402_MAX_TIMEOUT_SECONDS: `maxTimeoutSeconds` of the payment requirements (how long a signed authorization may live). */
@@ -53,8 +62,11 @@ export function loadPaymentsConfig(env: Env, chainId: number): PaymentsConfig {
   }
   const maxTimeout = int(env, "X402_MAX_TIMEOUT_SECONDS", 300);
   if (maxTimeout < 10 || maxTimeout > 86_400) throw new ConfigError("X402_MAX_TIMEOUT_SECONDS must be 10..86400");
+  const payee = env.PAYMENT_PAYEE_ADDRESS || (devMode ? demoWallet(DEMO_PAYEE_LABEL).address : undefined);
+  if (payee !== undefined && !isAddress(payee)) throw new ConfigError("PAYMENT_PAYEE_ADDRESS must be an EVM address");
   return {
     escrowOperatorKey: key,
+    payeeAddress: payee === undefined ? undefined : getAddress(payee),
     rpcUrls: rpcUrls(env.PAYMENT_RPC_URLS),
     receiptTimeoutMs: Math.max(1000, int(env, "PAYMENT_RECEIPT_TIMEOUT_MS", 30_000)),
     x402Network: env.X402_NETWORK || (chainId === 3338 ? "peaq" : `eip155:${chainId}`),
