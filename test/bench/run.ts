@@ -15,6 +15,8 @@
  * 6. Document 3: machine-agent heartbeats per second with 1,000 enrolled agents vs a bare node:http handler, on
  *    PGlite and (with DATABASE_URL) PostgreSQL (markets-heartbeats.ts).
  * 7. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
+ * 8. Document 3, issue 9: pairing-token verifications per second beside the raw HMAC, and market orders per second
+ *    through create, intent and execute with the delegation policy on, PostgreSQL and PGlite (markets-orders.ts).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -27,6 +29,7 @@ import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
+import { benchOrders } from "./markets-orders.js";
 import { summarize, type Sample } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
     console.error("machine-agent heartbeats ...");
     await benchHeartbeats({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
     await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
+    await benchOrders({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
   } finally {
     for (const child of processes.reverse()) await child.stop();
     await rm(dataDir, { recursive: true, force: true });
