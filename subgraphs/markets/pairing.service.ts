@@ -112,8 +112,8 @@ export function pairingView(row: PairingRow, pairingToken?: string): AgentPairin
 export class PairingService {
   constructor(
     private readonly store: MarketsStore,
-    private readonly tokens: PairingTokens,
-    private readonly settings: PairingSettings,
+    readonly tokens: PairingTokens,
+    readonly settings: PairingSettings,
     private readonly clock: Clock,
   ) {}
 
@@ -168,6 +168,7 @@ export class PairingService {
     const policy = normalizePolicy(input.delegationPolicy);
     const hash = policyHash(policy);
     const now = new Date(this.clock.now());
+    await this.store.read((prisma) => requireActiveMachine(prisma, machineId));
     const proof = this.proofChecks(input.agentProof, machineId, address, now);
     const id = newId("pair");
     const session = await this.newSession(id, machineId, address, did, hash, now);

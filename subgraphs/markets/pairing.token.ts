@@ -45,7 +45,9 @@ export const tokenHash = (token: string) => new Uint8Array(createHash("sha256").
 const JWT_SHAPE = /^[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_-]{10,4000}\.[A-Za-z0-9_-]{20,200}$/;
 
 export class PairingTokens {
-  private readonly keys: Uint8Array[];
+  private readonly keys: Uint8Array<ArrayBuffer>[];
+  /** WebCrypto keys imported once: jose would import a raw key on every call, the larger part of its cost. */
+  private verifyKeys: Promise<CryptoKey[]> | null = null;
   readonly issuer: string;
   readonly audience: string;
 
@@ -77,7 +79,10 @@ export class PairingTokens {
    */
   async verify(token: string, nowMs: number): Promise<PairingClaims> {
     if (!JWT_SHAPE.test(token)) throw MarketsErrors.agentAuthInvalid();
-    for (const key of this.keys) {
+    this.verifyKeys ??= Promise.all(
+      this.keys.map((raw) => crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["verify"])),
+    );
+    for (const key of await this.verifyKeys) {
       try {
         const { payload } = await jwtVerify(token, key, {
           algorithms: ["HS256"],

@@ -15,7 +15,9 @@
  * 6. Document 3: machine-agent heartbeats per second with 1,000 enrolled agents vs a bare node:http handler, on
  *    PGlite and (with DATABASE_URL) PostgreSQL (markets-heartbeats.ts).
  * 7. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
- * 8. Document 3 payments: wallet proof checks per second beside bare eth_getTransactionReceipt (payment-proofs.ts;
+ * 8. Document 3, issue 9: pairing-token verifications per second beside the raw HMAC, and market orders per second
+ *    through create, intent and execute with the delegation policy on, PostgreSQL and PGlite (markets-orders.ts).
+ * 9. Document 3 payments: wallet proof checks per second beside bare eth_getTransactionReceipt (payment-proofs.ts;
  *    alone: `BENCH_ONLY=payment-proofs npm run bench`).
  */
 import "reflect-metadata";
@@ -29,6 +31,7 @@ import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
+import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
 import { summarize, type Sample } from "./stats.js";
 
@@ -124,6 +127,7 @@ async function main(): Promise<void> {
     console.error("machine-agent heartbeats ...");
     await benchHeartbeats({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
     await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
+    await benchOrders({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
     console.error("payment proof checks ...");
     await benchPaymentProofs(ROUNDS);
   } finally {

@@ -111,6 +111,8 @@ describe("payment rails on chain", () => {
         amountRaw: AMOUNT_RAW.toString(),
       });
       expect(await kinds(orderId)).toEqual(["market.order.created", "market.payment.intent-created"]);
+      // The CLI's demo agent (demo.json markets.agent) holds stablecoin to pay with.
+      expect(await balance(p.demo.markets!.agent!.address)).toBeGreaterThan(0n);
     });
 
     it("a bad payer address is VALIDATION_ERROR and writes nothing", async () => {

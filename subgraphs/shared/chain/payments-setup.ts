@@ -9,7 +9,7 @@ import { parseEther, parseUnits, toBeHex, Wallet, type JsonRpcProvider, type Sig
 import { connectContract } from "./contracts.js";
 import { waitFor, type ContractAddresses } from "./deploy.js";
 import { DEMO_PAYEE_LABEL } from "../config/payments.js";
-import { demoWallet } from "./dev-keys.js";
+import { demoMarketAgent, demoWallet } from "./dev-keys.js";
 
 /** Stablecoin every demo agent holds after seeding (6 decimals). */
 export const DEMO_AGENT_STABLECOIN = parseUnits("10000", 6);
@@ -56,7 +56,9 @@ export async function seedPaymentsDemo(
     const wallet = demoWallet(label);
     return { label, address: wallet.address, privateKey: wallet.privateKey };
   };
-  const agents = DEMO_AGENT_LABELS.map(account);
+  const market = demoMarketAgent();
+  // agent-1..3, then the CLI's market agent (demo.json markets.agent), so `cli market pay` has stablecoin too.
+  const agents = [...DEMO_AGENT_LABELS.map(account), { label: "market-agent", address: market.address, privateKey: market.privateKey }];
   for (const agent of agents) {
     await provider.send("anvil_setBalance", [agent.address, toBeHex(parseEther("100"))]);
     const held = (await token.balanceOf(agent.address)) as bigint;
