@@ -12,6 +12,7 @@ import { minedReceipt, polledReceipt } from "../../subgraphs/shared/chain/deploy
 import type { DemoPaymentsFixture } from "../../subgraphs/shared/chain/payments-setup.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { randomNonce, signAuthorization, type TokenDomain } from "../../subgraphs/markets/payments/eip3009.js";
+import { runCli } from "../support/cli.js";
 import { freePort } from "../support/processes.js";
 import {
   agentHeaders,
@@ -207,6 +208,19 @@ describe("payment rails on chain", () => {
       expect(proved.payment).toMatchObject({ status: "held", proofMode: "recorded", txHash });
       expect(proved.orderStatus).toBe("ready");
     });
+  });
+
+  it("cli market pay --rail wallet: intent, the demo agent's transfer, the rpc proof", async () => {
+    const order = expectOk(await createOrder(p, machine, token), 201).item;
+    const cliAgent = p.demo.markets!.agent!.address;
+    const before = await balance(cliAgent);
+    const run = await runCli(p, ["market", "pay", "--order", order.id, "--rail", "wallet", "--token", token, "--api", p.markets]);
+    expect(run.code, run.stderr).toBe(0);
+    const steps = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(steps.map((s) => s.step)).toEqual(["pay", "transfer", "proof"]);
+    expect(steps[2]).toMatchObject({ paymentStatus: "held", rail: "wdk-usdt-transfer", orderStatus: "ready", txHash: steps[1].txHash.toLowerCase() });
+    expect(await balance(cliAgent)).toBe(before - AMOUNT_RAW);
+    expect((await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId: order.id } })).payer).toBe(cliAgent);
   });
 
   describe("onchain-escrow rail", () => {

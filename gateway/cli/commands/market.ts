@@ -5,7 +5,7 @@
  *   pair     challenge, sign (EIP-191), create: prints the pairing and its pairingToken
  *   search   POST /market/search: prints searchId and the best quote
  *   order    POST /market/orders from a quote
- *   pay      POST /market/orders/:id/payment-intent
+ *   pay      POST /market/orders/:id/payment-intent; `--rail wallet` also transfers and proves (market-pay.ts)
  *   execute  POST /market/orders/:id/execute
  *   confirm  POST /market/orders/:id/confirm
  *   demo     all of the above in sequence (registering the demo provider as the machine's runtime endpoint first)
@@ -15,6 +15,7 @@
 import { Wallet } from "ethers";
 import { readDemoFixture } from "../../../subgraphs/shared/chain/demo-fixture.js";
 import { loadConfig } from "../../../subgraphs/shared/config.js";
+import { payCommand } from "./market-pay.js";
 import { CliError, parseOptions, printResult, progress, required, UsageError, type CliCommandGroup, type CliSubcommand } from "../command.js";
 
 const COMMON = "[--api http://127.0.0.1:<MARKETS_PORT>]";
@@ -195,7 +196,7 @@ export const marketCommands: CliCommandGroup = {
         printResult({ step: "order", orderId: order.id, status: order.status, rail: order.payment.defaultRail });
       },
     },
-    orderAction("pay", "open the order's payment (payment-intent; not-required: the order becomes ready)", "payment-intent", {}),
+    payCommand((api, token) => new MarketsClient(apiBase(api), token ?? process.env.MARKET_PAIRING_TOKEN), agentWallet),
     orderAction("execute", "execute the order through its provider", "execute"),
     orderAction("confirm", "confirm delivery (closes the order)", "confirm"),
     {
