@@ -77,7 +77,7 @@ export async function benchJwt(options: Options): Promise<void> {
   console.log(`  PairingTokens.verify (jose HS256)    ${j.toFixed(0).padStart(9)} /s   (${((100 * j) / r).toFixed(1)}% of raw)`);
 }
 
-async function preparePlatform(dataDir: string, env: Record<string, string>) {
+export async function preparePlatform(dataDir: string, env: Record<string, string>) {
   const [http, markets, graphql, anvil, mcr2, altchain, provider] = await Promise.all(Array.from({ length: 7 }, freePort));
   const child = await startRole(["all"], {
     DATA_DIR: dataDir,
