@@ -17,14 +17,12 @@
  *   AGENT_AUTH_INVALID; paired with another machine than the write's -> AGENT_PAIRING_REQUIRED (409).
  */
 import { randomBytes } from "node:crypto";
-import { getAddress } from "ethers";
 import type { Clock } from "../shared/clock.js";
 import type { MarketAgentPairing as PairingRow } from "../shared/db/generated/client.js";
 import { DomainError } from "../shared/errors.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
 import { requireActiveMachine } from "./machine-guard.js";
-import { recoverSigner } from "./machine-identity.js";
 import { OPEN_ORDER_STATUSES } from "./order-states.js";
 import { pageOf, pageRequest } from "./pagination.js";
 import { normalizePolicy, policyHash, type DelegationPolicy } from "./pairing.policy.js";
@@ -40,12 +38,14 @@ import type {
 } from "./pairing.type.js";
 import type { MarketsStore } from "./store.js";
 import { newId } from "./work-support.js";
+import { agentIdentity, optionalText, pairingView } from "./pairing.views.js";
+import { pairingProof } from "./pairing.proof.js";
+import { lockPairing } from "./pairing.repository.js";
+
+export { agentIdentity, pairingView } from "./pairing.views.js";
 
 const PLATFORM: AuditActor = { type: "platform" };
-const CHALLENGE_ID = /^apc_[0-9a-f]{24}$/;
 const PAIRING_ID = /^pair_[a-z2-7]{16}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const DID = /^did:pkh:eip155:([1-9][0-9]{0,18}):(0x[0-9a-fA-F]{40})$/;
 
 export interface PairingSettings {
   verification: "required" | "off";
@@ -59,54 +59,6 @@ export interface AgentSession {
   policy: DelegationPolicy;
   claims: PairingClaims;
   actor: AuditActor;
-}
-
-function optionalText(value: string | null | undefined, max: number): string | null {
-  if (value === null || value === undefined) return null;
-  const trimmed = value.trim();
-  if (trimmed.length === 0 || trimmed.length > max) throw MarketsErrors.validation();
-  return trimmed;
-}
-
-/** The checksummed agentAddress and its agentDid by the spec's rules; VALIDATION_ERROR otherwise. */
-export function agentIdentity(agentAddress: string, agentDid: string | null | undefined): { address: string; did: string } {
-  if (!ADDRESS.test(agentAddress)) throw MarketsErrors.validation();
-  let address: string;
-  try {
-    address = getAddress(agentAddress);
-  } catch {
-    throw MarketsErrors.validation();
-  }
-  if (agentDid === null || agentDid === undefined) return { address, did: `did:pkh:eip155:1:${address}` };
-  const match = DID.exec(agentDid);
-  if (!match || match[2] !== address) throw MarketsErrors.validation();
-  return { address, did: agentDid };
-}
-
-export function pairingView(row: PairingRow, pairingToken?: string): AgentPairing {
-  const iso = (d: Date | null) => d?.toISOString() ?? null;
-  return {
-    id: row.id,
-    machineId: row.machineId,
-    status: row.status,
-    agentAddress: row.agentAddress,
-    agentDid: row.agentDid,
-    agentProvider: row.agentProvider,
-    agentRole: row.agentRole,
-    description: row.description,
-    verification: (row.verification as Record<string, unknown> | null) ?? null,
-    delegationPolicy: row.delegationPolicy as unknown as DelegationPolicy,
-    delegationPolicyHash: row.delegationPolicyHash,
-    hasAuthToken: row.tokenHash !== null && row.status !== "revoked",
-    tokenLastFour: row.tokenLastFour,
-    sessionId: row.sessionId,
-    sessionTokenId: row.sessionTokenId,
-    sessionIssuedAt: iso(row.sessionIssuedAt),
-    sessionExpiresAt: iso(row.sessionExpiresAt),
-    ...(pairingToken === undefined ? {} : { pairingToken }),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
 }
 
 export class PairingService {
@@ -169,7 +121,7 @@ export class PairingService {
     const hash = policyHash(policy);
     const now = new Date(this.clock.now());
     await this.store.read((prisma) => requireActiveMachine(prisma, machineId));
-    const proof = this.proofChecks(input.agentProof, machineId, address, now);
+    const proof = pairingProof(this.settings.verification, input.agentProof, machineId, address, now);
     const id = newId("pair");
     const session = await this.newSession(id, machineId, address, did, hash, now);
     const row = await this.store.write(async (tx) => {
@@ -212,7 +164,7 @@ export class PairingService {
       return this.find(prisma, machineId, pairingId);
     });
     if (current.status !== "active") throw MarketsErrors.agentPairingInactive();
-    const proof = this.proofChecks(agentProof, machineId, current.agentAddress, now);
+    const proof = pairingProof(this.settings.verification, agentProof, machineId, current.agentAddress, now);
     const session = await this.newSession(current.id, machineId, current.agentAddress, current.agentDid, current.delegationPolicyHash, now);
     const row = await this.store.write(async (tx) => {
       await requireActiveMachine(tx, machineId);
@@ -308,14 +260,7 @@ export class PairingService {
     if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
     const claims = await this.tokens.verify(token, this.clock.now());
     if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();
-    const [pairing] = await tx.$queryRaw<PairingRow[]>`
-      SELECT id, machine_id AS "machineId", status, agent_address AS "agentAddress", agent_did AS "agentDid",
-        agent_provider AS "agentProvider", agent_role AS "agentRole", description, verification,
-        delegation_policy AS "delegationPolicy", delegation_policy_hash AS "delegationPolicyHash", token_hash AS "tokenHash",
-        token_last_four AS "tokenLastFour", session_id AS "sessionId", session_token_id AS "sessionTokenId",
-        session_issued_at AS "sessionIssuedAt", session_expires_at AS "sessionExpiresAt", revoked_at AS "revokedAt",
-        created_at AS "createdAt", updated_at AS "updatedAt"
-      FROM market_agent_pairing WHERE id = ${claims.pairingId} FOR UPDATE`;
+    const pairing = await lockPairing(tx, claims.pairingId);
     if (!pairing || pairing.machineId !== claims.machineId || pairing.sessionTokenId !== claims.jti || pairing.sessionId !== claims.sessionId) {
       throw MarketsErrors.agentAuthInvalid();
     }
@@ -337,9 +282,9 @@ export class PairingService {
   }
 
   private async lock(tx: MarketsTx, machineId: string, pairingId: string): Promise<PairingRow> {
-    if (!PAIRING_ID.test(pairingId)) throw MarketsErrors.notFound();
-    await tx.$executeRaw`SELECT 1 FROM market_agent_pairing WHERE id = ${pairingId} FOR UPDATE`;
-    return this.find(tx, machineId, pairingId);
+    const row = PAIRING_ID.test(pairingId) ? await lockPairing(tx, pairingId) : null;
+    if (!row || row.machineId !== machineId) throw MarketsErrors.notFound();
+    return row;
   }
 
   private async newSession(pairingId: string, machineId: string, address: string, did: string | null, hash: string, now: Date) {
@@ -360,32 +305,6 @@ export class PairingService {
         sessionTokenId: jti,
         sessionIssuedAt: issued.issuedAt,
         sessionExpiresAt: issued.expiresAt,
-      },
-    };
-  }
-
-  /**
-   * The proof rules that need no database, and `consume(tx, did)` for those that do (inside the write): the
-   * challenge exists, is unused, for this machine and address (and DID), not expired, signed by the address.
-   * Verification off: no proof needed and none recorded; a proof sent anyway is still checked.
-   */
-  private proofChecks(proof: AgentProofInput | null | undefined, machineId: string, address: string, now: Date) {
-    if (proof === null || proof === undefined) {
-      if (this.settings.verification === "required") throw MarketsErrors.pairingProofRequired();
-      return { consume: async (_tx: MarketsTx, _did: string | null) => null };
-    }
-    if (!CHALLENGE_ID.test(proof.challengeId)) throw MarketsErrors.pairingProofInvalid();
-    return {
-      consume: async (tx: MarketsTx, did: string | null) => {
-        const challenge = await tx.marketPairingChallenge.findUnique({ where: { id: proof.challengeId } });
-        if (!challenge || challenge.consumedAt !== null || challenge.machineId !== machineId || challenge.agentAddress !== address || challenge.agentDid !== did) {
-          throw MarketsErrors.pairingProofInvalid();
-        }
-        if (now.getTime() >= challenge.expiresAt.getTime()) throw MarketsErrors.pairingProofExpired();
-        if (recoverSigner(challenge.message, proof.signature) !== address) throw MarketsErrors.pairingProofInvalid();
-        const { count } = await tx.marketPairingChallenge.updateMany({ where: { id: challenge.id, consumedAt: null }, data: { consumedAt: now } });
-        if (count !== 1) throw MarketsErrors.pairingProofInvalid();
-        return { method: "eip191", signerAddress: address, verifiedAt: now.toISOString(), challengeExpiresAt: challenge.expiresAt.toISOString() };
       },
     };
   }

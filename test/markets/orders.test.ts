@@ -17,6 +17,7 @@ import {
   createOrder,
   expectMarketsError,
   expectOk,
+  marketsServices,
   pairAgent,
   PLATFORM_START_TIMEOUT_MS,
   priceFeedQuote,
@@ -197,6 +198,40 @@ describe("market orders", () => {
   it("unknown order: NOT_FOUND on reads and writes", async () => {
     expectMarketsError(await api(p, "GET", "/market/orders/ord_aaaaaaaaaaaaaaaa"), 404, "NOT_FOUND");
     expectMarketsError(await post("ord_aaaaaaaaaaaaaaaa", "execute"), 404, "NOT_FOUND");
+  });
+
+  it("a failure after the audit write (before commit) leaves neither the change nor its event, for each order write", async () => {
+    const store = marketsServices(p).store;
+    const audit = () => prismaOf(p).marketAuditEvent.count({ where: { kind: { startsWith: "market." } } });
+    const injected = async (send: () => Promise<Awaited<ReturnType<typeof api>>>, snapshot: () => Promise<unknown>) => {
+      const before = { rows: await snapshot(), events: await audit() };
+      store.beforeCommit = () => {
+        throw new Error("injected after the audit write");
+      };
+      try {
+        expectMarketsError(await send(), 500, "INTERNAL_ERROR");
+      } finally {
+        store.beforeCommit = null;
+      }
+      expect({ rows: await snapshot(), events: await audit() }).toEqual(before);
+    };
+    await injected(() => createOrder(p, machine, token), () => prismaOf(p).marketOrder.count());
+    const order = expectOk(await createOrder(p, machine, token), 201).item;
+    await injected(() => post(order.id, "payment-intent", {}), () => rows(order.id));
+    expectOk(await post(order.id, "payment-intent", {}));
+    expectOk(await post(order.id, "execute"));
+    await injected(() => post(order.id, "dispute", { reason: "wrong" }), () => rows(order.id));
+    await injected(() => post(order.id, "confirm"), () => rows(order.id));
+    expectOk(await post(order.id, "confirm"));
+  });
+
+  it("no live runtime endpoint: RUNTIME_ENDPOINT_REQUIRED and the order is ready again", async () => {
+    const other = (await bindMachine(p, p.machine("active", 2))).id;
+    const pairing = await pairAgent(p, other, Wallet.createRandom());
+    const order = expectOk(await createOrder(p, other, pairing.pairingToken), 201).item;
+    expectOk(await post(order.id, "payment-intent", {}, pairing.pairingToken));
+    expectMarketsError(await post(order.id, "execute", undefined, pairing.pairingToken), 409, "RUNTIME_ENDPOINT_REQUIRED");
+    expect((await rows(order.id)).order!.status).toBe("ready");
   });
 
   describe("delegation policy", () => {
