@@ -132,7 +132,6 @@ describe("market orders", () => {
   it.each([
     ["an unknown rail", "bitcoin"],
     ["a rail the service does not list", "vault-stripe"],
-    ["a listed rail not supported yet", "wallet"],
   ])("payment intent with %s: VALIDATION_ERROR, nothing changes", async (_name, rail) => {
     const order = expectOk(await createOrder(p, machine, token), 201).item;
     const before = await rows(order.id);
