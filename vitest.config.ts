@@ -18,6 +18,7 @@ export const FAST_TEST_FILES = [
   "test/gateway/document-cache.test.ts",
   "test/gateway/supergraph.test.ts",
   "test/install/*.test.ts",
+  "test/markets/pairing-token.test.ts",
   "test/net/outbound.test.ts",
   "test/ratings/event-decoder.test.ts",
   "test/ratings/mcr-score.test.ts",

@@ -8,6 +8,7 @@
  */
 import { isIP } from "node:net";
 import { DEV_ONBOARDING_TOKEN, DEV_OPERATOR_TOKEN, type PlatformConfig } from "../subgraphs/shared/config.js";
+import { DEV_ESCROW_OPERATOR_KEY } from "../subgraphs/shared/config/payments.js";
 import { DEV_TOTP_KEY } from "../subgraphs/shared/config/ratings.js";
 import type { Role } from "./platform.js";
 
@@ -40,6 +41,11 @@ function missingCredentials(config: PlatformConfig, role: Role): string[] {
   // The faucet's TOTP secrets would be encrypted with a key printed in the source.
   const usesRatings = role.kind === "all" || (role.kind === "subgraph" && role.name === "ratings");
   if (usesRatings && config.ratings.faucet.totpKey?.equals(Buffer.from(DEV_TOTP_KEY, "hex"))) missing.push("FAUCET_TOTP_KEY");
+  const usesMarkets = role.kind === "all" || (role.kind === "subgraph" && role.name === "markets");
+  // The pairing tokens' HS256 secret would be the one generated into the data dir.
+  if (usesMarkets && config.markets.pairingJwtSecrets.length === 0) missing.push("MARKETS_PAIRING_JWT_SECRETS");
+  // The escrow operator (payments) would be anvil's public account 1: anyone could release every escrow.
+  if (usesMarkets && config.payments.escrowOperatorKey === DEV_ESCROW_OPERATOR_KEY) missing.push("ESCROW_OPERATOR_KEY");
   // Only the embedded chain is deployed by this process; its admin and attester is the operator key when set.
   if (role.kind === "all" && !config.chain.rpcUrl && !config.chain.operatorKey) missing.push("OPERATOR_PRIVATE_KEY");
   return missing;

@@ -31,6 +31,7 @@ import {
   DEMO_PROVIDER_OPERATION,
   DEMO_PROVIDER_SKILL,
   DEMO_PROVIDER_TOKEN,
+  demoAgent,
   startDemoProvider,
   type DemoProvider,
 } from "../subgraphs/markets/demo-provider.js";
@@ -240,6 +241,7 @@ async function startDemoParts(config: PlatformConfig, demo: DemoFixture, logger:
       authType: "bearer",
       authToken: DEMO_PROVIDER_TOKEN,
     },
+    agent: demoAgent(),
   };
   writeSecretFile(demoFixturePath(config.dataDir), `${JSON.stringify(demo, null, 2)}\n`);
   logger.info(`demo provider:          ${provider.url} (${DEMO_PROVIDER_SKILL})`);

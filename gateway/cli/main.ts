@@ -15,6 +15,7 @@ import { demoCommand } from "./commands/demo.js";
 import { eventCommands } from "./commands/event.js";
 import { evidenceCommand } from "./commands/evidence.js";
 import { identityCommands } from "./commands/identity.js";
+import { marketCommands } from "./commands/market.js";
 import { monetizationCommands } from "./commands/monetization.js";
 import { revokeCommand } from "./commands/revoke.js";
 
@@ -28,6 +29,7 @@ export const COMMANDS: CliCommandGroup[] = [
   monetizationCommands,
   identityCommands,
   agentCommands,
+  marketCommands,
   demoCommand,
 ];
 

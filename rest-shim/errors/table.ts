@@ -29,13 +29,15 @@ export interface ErrorEntry {
    * `message`. It must only ever format numbers: nothing a client sent may reach it.
    */
   readonly messageFrom?: (extensions: Readonly<Record<string, unknown>>) => string | undefined;
+  /** The envelope's `details` from the error's extensions (document 3's orderIds); undefined gives none. */
+  readonly detailsFrom?: (extensions: Readonly<Record<string, unknown>>) => unknown;
 }
 
 export interface ErrorTableSpec {
   readonly family: string;
   /** Headers of every response of the family, success or error (lower-case names). */
   readonly headers: Readonly<Record<string, string>>;
-  readonly envelope: (code: string, message: string) => unknown;
+  readonly envelope: (code: string, message: string, details?: unknown) => unknown;
   readonly entries: Readonly<Record<string, ErrorEntry>>;
   /** Code answered for unknown codes, GraphQL errors without a code and failures inside the shim. */
   readonly internalCode: string;
@@ -92,6 +94,8 @@ export function defineErrorTable(spec: ErrorTableSpec): ErrorTable {
       const base = response(code);
       if (base === internal) return base;
       const entry = spec.entries[code]!;
+      const details = entry.detailsFrom?.(error.extensions ?? {});
+      if (details !== undefined) return prepareErrorResponse(code, base.status, spec.headers, spec.envelope(code, entry.message, details));
       const message = entry.messageFrom?.(error.extensions ?? {});
       if (message !== undefined) return prepareErrorResponse(code, base.status, spec.headers, spec.envelope(code, message));
       const retryAfter = entry.retryAfter;

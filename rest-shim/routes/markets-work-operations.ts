@@ -3,7 +3,7 @@ import { op } from "./markets-http.js";
 
 const NODE = "id machineId kind label status data createdAt updatedAt";
 const EDGE = "id machineId fromNodeId toNodeId kind label data createdAt updatedAt";
-const PRICING = "pricing { mode amount currency rate notes } payment { defaultRail required }";
+const PRICING = "pricing { mode amount currency rate notes } payment { defaultRail required supportedRails }";
 const SERVICE = `id skillKey providerKey companyName serviceType name description operations executionMode integrationStatus region
   capabilities handoff { label url notes } metadata providerId providerLabel authType accessMode distribution maturity kind
   freshnessSeconds requiresHumanEnablement referenceUrl artifactUrl ${PRICING}`;

@@ -37,6 +37,10 @@ export type AuditKind =
   | "task.handoff-recorded"
   | "policy.created"
   | "policy.updated"
+  | "agent-pairing.created"
+  | "agent-pairing.session-rotated"
+  | "agent-pairing.updated"
+  | "agent-pairing.revoked"
   | `market.${string}`;
 
 export interface AuditEventInput {

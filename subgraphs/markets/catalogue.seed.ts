@@ -83,7 +83,8 @@ export const SERVICES: readonly ServiceSeed[] = SKILLS.map((s) => {
       pricing: native
         ? { mode: "fixed", amount: "0.01", currency: "USD", rate: "per-call", notes: ["Demo pricing."] }
         : { mode: "provider-defined", amount: null, currency: null, rate: null, notes: ["Priced by the provider."] },
-      payment: { defaultRail: "not-required", required: false },
+      // The rails a payment intent may name (payment.service.ts); `not-required` is the only one implemented here.
+      payment: { defaultRail: "not-required", required: false, supportedRails: native ? ["not-required", "wallet", "onchain-escrow", "x402"] : ["not-required"] },
     },
   };
 });

@@ -56,7 +56,7 @@ export function serviceView(s: MarketsService) {
       referenceUrl: string | null;
       artifactUrl: string | null;
       pricing: { mode: string; amount: string | null; currency: string | null; rate: string | null; notes: string[] };
-      payment: { defaultRail: string; required: boolean };
+      payment: { defaultRail: string; required: boolean; supportedRails?: string[] };
     }),
   };
 }
@@ -224,10 +224,10 @@ export class CatalogueService {
   }
 
   /** A stored quote while it is fresh: QUOTE_EXPIRED after its TTL (for market orders), NOT_FOUND if unknown. */
-  async quote(searchId: string, quoteId: string) {
+  async quote(searchId: string, quoteId: string, machineId?: string) {
     const search = await this.repo.search(searchId);
     const quote = search && (search.quotes as Array<{ id: string }>).find((q) => q.id === quoteId);
-    if (!search || !quote) throw notFound();
+    if (!search || !quote || (machineId !== undefined && search.machineId !== machineId)) throw notFound();
     if (search.expiresAt.getTime() <= this.clock.now()) throw MarketsErrors.quoteExpired();
     return quote;
   }

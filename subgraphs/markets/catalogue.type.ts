@@ -35,6 +35,8 @@ export class MarketPricing {
 export class MarketPaymentHint {
   @Field(S) defaultRail!: string;
   @Field(() => Boolean) required!: boolean;
+  @Field(() => [String], { nullable: true, description: "The MarketPaymentRailTypes the service accepts (absent: defaultRail only)." })
+  supportedRails?: string[] | null;
 }
 
 @ObjectType({ description: "A catalogue service (CatalogService: MarketService plus provider and access fields)." })

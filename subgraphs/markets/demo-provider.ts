@@ -12,8 +12,15 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { keccak256, toUtf8Bytes, Wallet } from "ethers";
 
 export const DEMO_PROVIDER_TOKEN = "demo-provider-token";
+
+/** The demo AI agent's wallet: a key derived from a public seed (dev only), written to demo.json for `cli market`. */
+export function demoAgent(): { address: string; privateKey: string } {
+  const wallet = new Wallet(keccak256(toUtf8Bytes("demo-market-agent|1")));
+  return { address: wallet.address, privateKey: wallet.privateKey };
+}
 export const DEMO_PROVIDER_SKILL = "oracle.price-feed";
 export const DEMO_PROVIDER_OPERATION = "get-price";
 

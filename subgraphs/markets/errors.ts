@@ -25,6 +25,20 @@ export const MarketsErrors = {
   agentAuthInvalid: error("AGENT_AUTH_INVALID", "The agent credentials are invalid."),
   agentPairingInactive: error("AGENT_PAIRING_INACTIVE", "The agent is not active."),
   agentPolicyDenied: error("AGENT_POLICY_DENIED", "The agent may not report this provider."),
+  // Agent pairings (Authentication 2, 3, 5).
+  agentAuthExpired: error("AGENT_AUTH_EXPIRED", "The agent credentials expired."),
+  agentPairingRequired: error("AGENT_PAIRING_REQUIRED", "An active agent pairing is required."),
+  pairingProofRequired: error("AGENT_PAIRING_PROOF_REQUIRED", "A pairing proof is required."),
+  pairingProofInvalid: error("AGENT_PAIRING_PROOF_INVALID", "The pairing proof is invalid."),
+  pairingProofExpired: error("AGENT_PAIRING_PROOF_EXPIRED", "The pairing proof expired."),
+  pairingUnavailable: error("AGENT_PAIRING_UNAVAILABLE", "Agent pairing is unavailable; retry."),
+  delegationDenied: error("AGENT_POLICY_DENIED", "The delegation policy denies this action."),
+  agentSpendLimitExceeded: error("AGENT_SPEND_LIMIT_EXCEEDED", "The spend limit of the delegation policy is exceeded."),
+  agentDailyLimitExceeded: error("AGENT_DAILY_LIMIT_EXCEEDED", "The daily limit of the delegation policy is exceeded."),
+  // Market orders and payments.
+  orderClosed: error("ORDER_CLOSED", "The order is closed."),
+  orderStateInvalid: error("ORDER_STATE_INVALID", "The order is not in a state that allows this."),
+  railNotSupported: error("VALIDATION_ERROR", "The payment rail is not supported yet."),
   // Tasks.
   routeRequired: error("ROUTE_REQUIRED", "The task has no resolved route."),
   taskStateInvalid: error("TASK_STATE_INVALID", "The task is not in a state that allows this."),

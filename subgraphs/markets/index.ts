@@ -25,6 +25,15 @@ import { MachineAgentRepository } from "./machine-agent.repository.js";
 import { MachineAgentService } from "./machine-agent.service.js";
 import { RuntimeEndpointRepository } from "./runtime-endpoint.repository.js";
 import { RuntimeEndpointService } from "./runtime-endpoint.service.js";
+import { PairingService } from "./pairing.service.js";
+import { PairingTokens, pairingSecrets } from "./pairing.token.js";
+import { OrderService } from "./order.service.js";
+import { OrderExecutor } from "./order.execution.js";
+import { DEFAULT_RAILS, PaymentService, type PaymentRails } from "./payment.service.js";
+import { machineCheckOn } from "./work-support.js";
+import { PaymentChain } from "./payments/index.js";
+import { chainRails } from "./payments/rails.js";
+import { PaymentSettlementService } from "./payment-settlement.service.js";
 
 export interface MarketsServices extends WorkServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
@@ -34,6 +43,18 @@ export interface MarketsServices extends WorkServices {
   /** Runtime endpoints; `resolveForExecution(tx, machineId, providerKey)` gives the task executor URL and credentials. */
   runtimeEndpoints: RuntimeEndpointService;
   machineAgents: MachineAgentService;
+  /** Agent pairings; `authenticate(tx, token, machineId)` is Authentication 3 for every market write. */
+  pairings: PairingService;
+  orders: OrderService;
+  orderExecutor: OrderExecutor;
+  /** Payment intents and reads; rails are dispatched by `PaymentRails` (payment.service.ts). */
+  payments: PaymentService;
+  /** The rail implementations by rail type (`not-required` here; the chain rails add theirs). */
+  rails: PaymentRails;
+  /** The chain side of the payment rails (payments/index.ts). */
+  paymentChain: PaymentChain;
+  /** Proof, escrow lock, release, refund and the x402 settlement (payment-settlement.service.ts). */
+  settlements: PaymentSettlementService;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -68,7 +89,42 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const work = await buildWorkServices(runtime, clock, {
     endpoints: (machineId, providerKey) => liveEndpoint(() => runtimeEndpoints.resolveForExecution(db.prisma, machineId, providerKey)),
   });
-  const services: MarketsServices = { ...work, store, identityChallenges, marketMachines, runtimeEndpoints, machineAgents };
+  const tokens = new PairingTokens(pairingSecrets(settings.pairingJwtSecrets, config.dataDir), namespace, settings.pairingTokenTtlSeconds);
+  const pairings = new PairingService(
+    store,
+    tokens,
+    { verification: settings.pairingVerification, challengeTtlSeconds: settings.pairingChallengeTtlSeconds, namespace },
+    clock,
+  );
+  const orders = new OrderService(store, pairings, work.catalogue, machineCheckOn(db.prisma), clock);
+  const paymentChain = new PaymentChain({
+    chainId: config.chain.chainId,
+    reader: runtime.chain,
+    addresses: runtime.chain.addresses,
+    chain: config.chain,
+    payments: config.payments,
+  });
+  const settlements = new PaymentSettlementService(orders, paymentChain, clock);
+  const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor, settlements);
+  // The one place rails are registered: each entry implements one MarketPaymentRailType (payment.service.ts).
+  const resourceBase = `http://${config.host}:${config.marketsPort}/api/v1`;
+  const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBase) };
+  const payments = new PaymentService(store, pairings, rails, clock);
+  const services: MarketsServices = {
+    ...work,
+    store,
+    identityChallenges,
+    marketMachines,
+    runtimeEndpoints,
+    machineAgents,
+    pairings,
+    orders,
+    orderExecutor,
+    payments,
+    rails,
+    paymentChain,
+    settlements,
+  };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
   const jobs: BackgroundJob[] = [
@@ -76,6 +132,11 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
       name: "identity challenge cleanup",
       intervalMs: settings.identityCleanupIntervalMs,
       run: () => identityChallenges.cleanup(settings.identityCleanupGraceSeconds),
+    },
+    {
+      name: "pairing challenge cleanup",
+      intervalMs: settings.identityCleanupIntervalMs,
+      run: () => pairings.cleanup(settings.identityCleanupGraceSeconds),
     },
   ];
   return { schema, services, jobs };

@@ -7,10 +7,15 @@ import { MachineAgentResolver } from "./machine-agent.resolver.js";
 import { RuntimeEndpointResolver } from "./runtime-endpoint.resolver.js";
 import type { MarketsDeps } from "./deps.js";
 import { WORK_RESOLVERS } from "./work.resolvers.js";
+import { AgentPairingResolver } from "./pairing.resolver.js";
+import { MarketOrderResolver } from "./order.resolver.js";
+import { MarketMachineOrdersResolver } from "./market-machine-orders.resolver.js";
+import { PaymentSettlementResolver } from "./payment-settlement.resolver.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS],
+    resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS,
+      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

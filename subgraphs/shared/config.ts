@@ -9,6 +9,7 @@ import { ConfigError, int, list, type Env } from "./config/env.js";
 import { loadGraphQLLimits, loadListenerLimits, type GraphQLLimits, type ListenerLimits } from "./config/edges.js";
 import { loadMarketsConfig, type MarketsConfig } from "./config/markets.js";
 import { loadMarketsWorkConfig, type MarketsWorkConfig } from "./config/markets-work.js";
+import { loadPaymentsConfig, type PaymentsConfig } from "./config/payments.js";
 import { loadRatingsConfig, type RatingsConfig } from "./config/ratings.js";
 import { AddressPolicy } from "./net/address-policy.js";
 
@@ -16,6 +17,7 @@ export { ConfigError } from "./config/env.js";
 export type { GraphQLLimits, ListenerLimits } from "./config/edges.js";
 export type { MarketsConfig } from "./config/markets.js";
 export type { MarketsWorkConfig } from "./config/markets-work.js";
+export type { PaymentsConfig } from "./config/payments.js";
 export type { RatingsConfig } from "./config/ratings.js";
 
 export interface ServiceNamespace {
@@ -96,6 +98,8 @@ export const CONTRACT_NAMES = [
   "DidRegistry",
   "AdminFlags",
   "AttestationRegistry",
+  "TestStablecoin",
+  "PaymentEscrow",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
@@ -142,6 +146,8 @@ export interface PlatformConfig {
   markets: MarketsConfig;
   /** Document 3: catalogue, search and task execution (config/markets-work.ts). */
   marketsWork: MarketsWorkConfig;
+  /** Document 3: on-chain payment rails (config/payments.ts). */
+  payments: PaymentsConfig;
   /** Remote subgraph URLs (`SUBGRAPH_<NAME>_URL`); a missing entry means in-process. */
   subgraphUrls: Partial<Record<"verify" | "ratings" | "markets", string>>;
   /** Port of the `subgraph <name>` role; unset: 4001, 4002, 4003 for verify, ratings, markets. */
@@ -259,6 +265,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     ratings: loadRatingsConfig(env),
     markets: loadMarketsConfig(env),
     marketsWork: loadMarketsWorkConfig(env),
+    payments: loadPaymentsConfig(env, int(env, "CHAIN_ID", 3338)),
     subgraphUrls: {
       verify: env.SUBGRAPH_VERIFY_URL || undefined,
       ratings: env.SUBGRAPH_RATINGS_URL || undefined,

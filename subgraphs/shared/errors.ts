@@ -12,6 +12,8 @@ export interface DomainErrorExtras {
   /** Document 2, 2.0 operator route: how far the ownership index has synced, and the finalized block it chases. */
   indexedBlock?: number;
   finalizedBlock?: number;
+  /** Document 3, OPEN_MARKET_ORDERS: the open orders that block revoking a pairing (server IDs only). */
+  orderIds?: string[];
 }
 
 export class DomainError extends GraphQLError {

@@ -15,6 +15,10 @@
  * 6. Document 3: machine-agent heartbeats per second with 1,000 enrolled agents vs a bare node:http handler, on
  *    PGlite and (with DATABASE_URL) PostgreSQL (markets-heartbeats.ts).
  * 7. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
+ * 8. Document 3, issue 9: pairing-token verifications per second beside the raw HMAC, and market orders per second
+ *    through create, intent and execute with the delegation policy on, PostgreSQL and PGlite (markets-orders.ts).
+ * 9. Document 3 payments: wallet proof checks per second beside bare eth_getTransactionReceipt (payment-proofs.ts;
+ *    alone: `BENCH_ONLY=payment-proofs npm run bench`).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -27,6 +31,8 @@ import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
+import { benchOrders } from "./markets-orders.js";
+import { benchPaymentProofs } from "./payment-proofs.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
@@ -45,6 +51,11 @@ async function load(opts: autocannon.Options): Promise<Sample> {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
+  if (process.env.BENCH_ONLY === "payment-proofs") {
+    await benchPaymentProofs(ROUNDS);
+    await rm(dataDir, { recursive: true, force: true });
+    return;
+  }
   if (process.env.BENCH_ONLY === "audit-events") {
     try {
       await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
@@ -98,6 +109,9 @@ async function main(): Promise<void> {
     console.error("machine-agent heartbeats ...");
     await benchHeartbeats({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
     await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
+    await benchOrders({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
+    console.error("payment proof checks ...");
+    await benchPaymentProofs(ROUNDS);
   } finally {
     for (const child of processes.reverse()) await child.stop();
     // A failed cleanup must not hide the error that ended the run.

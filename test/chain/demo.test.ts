@@ -30,7 +30,7 @@ describe("embedded chain with the demo fixture", () => {
 
   it("writes demo.json with the documented shape", () => {
     expect(Object.keys(fixture).sort()).toEqual(
-      ["chainId", "contracts", "machines", "onboardingToken", "ratings", "rpcUrl", "vendor"].sort(),
+      ["chainId", "contracts", "machines", "onboardingToken", "payments", "ratings", "rpcUrl", "vendor"].sort(),
     );
     expect(fixture).toMatchObject({ chainId: 3338, rpcUrl: seeded.chain.rpcUrl, onboardingToken: DEV_ONBOARDING_TOKEN });
     expect(fixture.vendor.rootCertPem).toMatch(/^-----BEGIN CERTIFICATE-----/);

@@ -16,7 +16,7 @@ describe("dev chain persistence", () => {
   it("keeps contracts and state across a stop and start from the same data directory", async () => {
     const first = await startSeededChain(dataDir);
     const fixture = readDemoFixture(dataDir)!;
-    expect(first.logs.some((line) => line.includes("deployed 8 contracts"))).toBe(true);
+    expect(first.logs.some((line) => line.includes("deployed 10 contracts"))).toBe(true);
 
     // A change made after seeding must survive the restart.
     const rpc = createProvider(first.chain.rpcUrl, { chainId: first.chain.chainId });

@@ -17,12 +17,22 @@ import { checkExposure, isLoopback, UnsafeExposureError } from "../../gateway/ne
 import { connectContract } from "../../subgraphs/shared/chain/contracts.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
+import { DEV_ESCROW_OPERATOR_KEY } from "../../subgraphs/shared/config/payments.js";
 import { createDemoVendor } from "../../subgraphs/shared/crypto/vendor-ca.js";
 import { startTestPlatform, type TestPlatform } from "../support/platform.js";
 import { freePort, startCommand } from "../support/processes.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const ALL_DEV_CREDENTIALS = ["ONBOARDING_TOKENS", "OPERATOR_TOKENS", "VENDOR_TRUST_BUNDLE", "FAUCET_TOTP_KEY", "OPERATOR_PRIVATE_KEY"];
+const ALL_DEV_CREDENTIALS = [
+  "ONBOARDING_TOKENS",
+  "OPERATOR_TOKENS",
+  "VENDOR_TRUST_BUNDLE",
+  "FAUCET_TOTP_KEY",
+  "MARKETS_PAIRING_JWT_SECRETS",
+  "ESCROW_OPERATOR_KEY",
+  "OPERATOR_PRIVATE_KEY",
+];
+const PAIRING_SECRET = "configured-pairing-secret-0123456789abcdef";
 
 let base: string;
 beforeAll(async () => {
@@ -63,6 +73,12 @@ describe("which settings a role needs outside loopback", () => {
     // The documented TOTP key, given explicitly, is still the dev credential.
     const devTotp = { CHAIN_RPC_URL: "http://127.0.0.1:1", FAUCET_TOTP_KEY: "d3f0".repeat(16) };
     expect(missing(configured(devTotp), { kind: "subgraph", name: "ratings" })).toEqual(["FAUCET_TOTP_KEY"]);
+    // The markets subgraph signs pairing tokens with the secret generated into the data dir unless one is configured.
+    expect(missing(configured({ CHAIN_RPC_URL: "http://127.0.0.1:1" }), { kind: "subgraph", name: "markets" })).toEqual(["MARKETS_PAIRING_JWT_SECRETS"]);
+    expect(missing(configured({ CHAIN_RPC_URL: "http://127.0.0.1:1", MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET }), { kind: "subgraph", name: "markets" })).toEqual([]);
+    // An escrow operator is needed only when one is set; anvil's account 1, given explicitly, is the dev one.
+    const devEscrow = { CHAIN_RPC_URL: "http://127.0.0.1:1", MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, ESCROW_OPERATOR_KEY: DEV_ESCROW_OPERATOR_KEY };
+    expect(missing(configured(devEscrow), { kind: "subgraph", name: "markets" })).toEqual(["ESCROW_OPERATOR_KEY"]);
   });
 
   it("ALLOW_DEMO_ON_NETWORK=1 turns the refusal into a warning that names what is missing", () => {
@@ -135,7 +151,9 @@ describe("on HOST=0.0.0.0 with every credential configured", () => {
       OPERATOR_TOKENS: "configured-operator-token",
       VENDOR_TRUST_BUNDLE: bundle,
       OPERATOR_PRIVATE_KEY: operatorKey,
+      ESCROW_OPERATOR_KEY: Wallet.createRandom().privateKey,
       FAUCET_TOTP_KEY: "5a".repeat(32),
+      MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET,
     });
     http = p.http.replace("0.0.0.0", "127.0.0.1");
   }, 300_000);
@@ -171,5 +189,8 @@ describe("on HOST=0.0.0.0 with every credential configured", () => {
     expect(text).not.toContain(TOKEN);
     expect(JSON.parse(text)).not.toHaveProperty("onboardingToken");
     expect(text).toContain("PrivateKey"); // it does hold the demo machines' keys, hence 0600
+    expect(text).not.toContain(PAIRING_SECRET);
+    // With a configured pairing secret no dev secret is generated.
+    expect(existsSync(path.join(dataDir, "markets-pairing-jwt.secret"))).toBe(false);
   });
 });

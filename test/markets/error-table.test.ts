@@ -7,6 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
 import { MarketsErrors } from "../../subgraphs/markets/errors.js";
+import { PaymentErrors } from "../../subgraphs/markets/payments/errors.js";
 
 const doc = readFileSync(path.join(import.meta.dirname, "../../docs/markets-errors.md"), "utf8");
 const tableSection = doc.slice(doc.indexOf("## The table"));
@@ -45,10 +46,11 @@ describe("the markets error table", () => {
     expect([status("AGENT_PAIRING_REQUIRED"), status("OPEN_MARKET_ORDERS")]).toEqual([409, 409]);
     expect([status("PAYMENT_TRANSFER_NOT_FOUND"), status("PAYMENT_TX_FAILED"), status("PAYMENT_NOT_MINED"), status("PAYMENT_RPC_ERROR")]).toEqual([400, 402, 409, 502]);
     expect(status("SERVICE_IDENTITY_UNAVAILABLE")).toBe(503);
+    expect(status("PAYMENT_RPC_REQUIRED")).toBe(400);
   });
 
   it("has an entry for every code the subgraph throws", () => {
-    for (const make of Object.values(MarketsErrors)) {
+    for (const make of [...Object.values(MarketsErrors), ...Object.values(PaymentErrors)]) {
       const code = make().code;
       expect(MARKETS_ERRORS.response(code), code).not.toBe(MARKETS_ERRORS.internal);
       expect(documented.map((row) => row.code)).toContain(code);

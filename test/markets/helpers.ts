@@ -83,3 +83,44 @@ export async function bindMachine(p: MarketsPlatform, machine: DemoMachine, extr
     201,
   ).item;
 }
+
+/** The header that carries a pairing token on market writes. */
+export const agentHeaders = (token: string) => ({ "x-agent-pairing-token": token });
+
+/**
+ * Pairs `wallet` with the machine through the API (challenge signed EIP-191, create): the pairing item with its
+ * pairingToken.
+ */
+export async function pairAgent(
+  p: MarketsPlatform,
+  machineId: string,
+  wallet: { address: string; signMessage(message: string): Promise<string> },
+  delegationPolicy: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Promise<any> {
+  const challenge = expectOk(await api(p, "POST", `/machines/${machineId}/agent-pairings/challenges`, { agentAddress: wallet.address }), 201).item;
+  const signature = await wallet.signMessage(challenge.message);
+  return expectOk(
+    await api(p, "POST", `/machines/${machineId}/agent-pairings`, {
+      agentAddress: wallet.address,
+      agentProvider: "anthropic",
+      agentRole: "machine-market-buyer",
+      delegationPolicy,
+      agentProof: { challengeId: challenge.challengeId, signature },
+      ...extra,
+    }),
+    201,
+  ).item;
+}
+
+/** A fresh quote for the demo price feed on `machineId`: `{searchId, quoteId}`. */
+export async function priceFeedQuote(p: MarketsPlatform, machineId: string): Promise<{ searchId: string; quoteId: string; quote: any }> {
+  const search = expectOk(await api(p, "POST", "/market/search", { machineId, skillKey: "oracle.price-feed" })).item;
+  return { searchId: search.searchId, quoteId: search.quotes[0].id, quote: search.quotes[0] };
+}
+
+/** Creates an order from a fresh price-feed quote with the pairing token. */
+export async function createOrder(p: MarketsPlatform, machineId: string, token: string, input: Record<string, unknown> = { pair: "ETH/USD" }) {
+  const { searchId, quoteId } = await priceFeedQuote(p, machineId);
+  return api(p, "POST", "/market/orders", { machineId, searchId, quoteId, input }, agentHeaders(token));
+}

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { DemoChip } from "../crypto/vendor-ca.js";
 import type { ContractAddresses } from "./deploy.js";
 import type { DemoRatingsFixture } from "./demo-ratings.js";
+import type { DemoPaymentsFixture } from "./payments-setup.js";
 
 export type DemoMachineState = "active" | "deactivated" | "second-chain";
 
@@ -46,7 +47,18 @@ export interface DemoFixture {
    * Document 3: the demo provider role `all` runs for the native skill (subgraphs/markets/demo-provider.ts); written
    * at every start (its port is DEMO_PROVIDER_PORT). Register it as a machine's runtime endpoint for `providerKey`.
    */
-  markets?: { provider: DemoProviderFixture };
+  markets?: { provider: DemoProviderFixture; agent?: DemoAgentFixture };
+  /**
+   * Document 3 payments: the test stablecoin and escrow, the escrow operator's address (empty when none is
+   * configured), the funded demo agents and the demo payee (payments-setup.ts, docs/markets-payments.md).
+   */
+  payments?: DemoPaymentsFixture;
+}
+
+/** Document 3: the demo AI agent's wallet (a key derived from a public seed: dev only), for `cli market`. */
+export interface DemoAgentFixture {
+  address: string;
+  privateKey: string;
 }
 
 export interface DemoProviderFixture {

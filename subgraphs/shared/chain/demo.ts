@@ -28,6 +28,7 @@ import { connectContract } from "./contracts.js";
 import { DEV_MIN_BOND, minedReceipt, waitFor, type ContractAddresses } from "./deploy.js";
 import { seedRatingsDemo } from "./demo-ratings.js";
 import { demoWallet } from "./dev-keys.js";
+import { seedPaymentsDemo } from "./payments-setup.js";
 import {
   demoFixturePath,
   readDemoFixture,
@@ -80,6 +81,8 @@ export interface SeedDemoOptions {
   didMethod: string;
   /** config.onboardingTokens; the fixture names the dev token when it is among them, no other. */
   onboardingTokens: string[];
+  /** Address of the escrow operator (config.payments); named in demo.json's `payments`. */
+  escrowOperator?: string;
   log?: (line: string) => void;
 }
 
@@ -90,6 +93,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
   if (existing && (await fixtureMatchesChain(existing, options))) {
     const { onboardingToken: _earlier, ...rest } = existing;
     const refreshed: DemoFixture = { ...rest, rpcUrl: options.rpcUrl, ...(onboardingToken ? { onboardingToken } : {}) };
+    if (refreshed.payments) refreshed.payments.escrow.operatorAddress = options.escrowOperator ?? "";
     writeFixture(options.dataDir, refreshed);
     return refreshed;
   }
@@ -100,6 +104,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
   const machines: DemoMachine[] = [];
   for (const spec of DEMO_MACHINES) machines.push(await seeder.seedMachine(spec, vendor));
   const ratings = await seeder.seedRatings();
+  const payments = await seeder.seedPayments();
 
   const fixture: DemoFixture = {
     chainId: options.chainId,
@@ -109,6 +114,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
     vendor: { rootCertPem: vendor.rootCertPem, intermediateCertPem: vendor.intermediateCertPem },
     machines,
     ratings,
+    payments,
   };
   writeFixture(options.dataDir, fixture);
   log(`chain: demo fixture written to ${demoFixturePath(options.dataDir)}`);
@@ -117,6 +123,7 @@ export async function seedDemo(options: SeedDemoOptions): Promise<DemoFixture> {
 
 async function fixtureMatchesChain(fixture: DemoFixture, options: SeedDemoOptions): Promise<boolean> {
   if (fixture.chainId !== options.chainId || fixture.machines.length !== DEMO_MACHINES.length || !fixture.ratings) return false;
+  if (!fixture.payments) return false;
   if (CONTRACT_NAMES.some((name) => fixture.contracts[name] !== options.contracts[name])) return false;
   const registry = connectContract("MachineRegistry", options.contracts, options.provider);
   const first = await registry.getMachine(DEMO_MACHINES[0].id);
@@ -217,6 +224,11 @@ class DemoSeeder {
     // Two more blocks, so everything seeded is behind the embedded node's finalized block (the 2.0 ownership index).
     await this.options.provider.send("anvil_mine", ["0x2"]);
     return ratings;
+  }
+
+  /** Document 3 payments: demo agents funded with test stablecoin and gas (payments-setup.ts). */
+  async seedPayments() {
+    return seedPaymentsDemo(this.options.provider, this.admin, this.options.contracts, this.options.escrowOperator ?? "");
   }
 
   private async seedDidAttributes(didAccount: string, attributes: Record<string, string>): Promise<void> {

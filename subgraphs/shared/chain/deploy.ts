@@ -1,5 +1,5 @@
 /**
- * Deploys the eight platform contracts to the embedded chain, or reuses an earlier deployment.
+ * Deploys the platform contracts (CONTRACT_NAMES) to the embedded chain, or reuses an earlier deployment.
  *
  * `<dataDir>/chain/deployment.json` records the addresses. It is reused when the chain ID and the artifacts hash
  * match and every address still has code. Otherwise (the chain state file was lost, or the contracts changed) the
@@ -109,7 +109,12 @@ async function deployAll(signer: NonceManager): Promise<ContractAddresses> {
     DidRegistry: await deploy("DidRegistry"),
     AdminFlags: await deploy("AdminFlags"),
     AttestationRegistry: await deploy("AttestationRegistry"),
+    TestStablecoin: "",
+    PaymentEscrow: "",
   };
+  // Document 3 payments: the test stablecoin and the escrow holding it per order (payments-setup.ts sets operators).
+  contracts.TestStablecoin = await deploy("TestStablecoin");
+  contracts.PaymentEscrow = await deploy("PaymentEscrow", contracts.TestStablecoin);
 
   // Roles: the registry mints machine NFTs, only the identity registry stakes, the deployer attests.
   const deployerAddress = await signer.getAddress();

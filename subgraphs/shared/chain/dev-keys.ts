@@ -10,3 +10,8 @@ export const DEV_DEPLOYER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5
 export function demoWallet(label: string): Wallet {
   return new Wallet(keccak256(toUtf8Bytes(`demo|${label}`)));
 }
+
+/** The demo market agent of `cli market` (subgraphs/markets/demo-provider.ts demoAgent, demo.json markets.agent). */
+export function demoMarketAgent(): Wallet {
+  return new Wallet(keccak256(toUtf8Bytes("demo-market-agent|1")));
+}

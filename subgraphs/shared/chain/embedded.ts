@@ -5,13 +5,14 @@
  * - `CHAIN_RPC_URL` set: an external node; addresses come from `<NAME>_ADDRESS`; nothing is started, deployed or seeded.
  * - otherwise: anvil under `<dataDir>/chain`, contracts deployed (or reused), demo seeded when `config.seedDemo`.
  */
-import { parseEther, toBeHex, Wallet } from "ethers";
+import { NonceManager, parseEther, toBeHex, Wallet } from "ethers";
 import type { ContractName, PlatformConfig } from "../config.js";
 import { ensureDeployment } from "./deploy.js";
 import type { DemoFixture } from "./demo-fixture.js";
 import { seedDemo } from "./demo.js";
 import { DEV_DEPLOYER_KEY } from "./dev-keys.js";
 import { startDevChain } from "./devchain.js";
+import { ensureEscrowOperator } from "./payments-setup.js";
 import { createProvider } from "./rpc.js";
 
 export interface PlatformChain {
@@ -49,6 +50,11 @@ export async function openPlatformChain(
       chainId: chain.chainId,
       log,
     });
+    // Document 3 payments: the escrow operator (ESCROW_OPERATOR_KEY, dev default anvil's account 1) may release and refund.
+    const escrowOperator = config.payments.escrowOperatorKey ? new Wallet(config.payments.escrowOperatorKey).address : undefined;
+    if (escrowOperator) {
+      await ensureEscrowOperator(provider, new NonceManager(new Wallet(deployerKey, provider)), contracts, escrowOperator);
+    }
     const demo = config.seedDemo
       ? await seedDemo({
           provider,
@@ -59,6 +65,7 @@ export async function openPlatformChain(
           contracts,
           didMethod: config.namespace.didMethod,
           onboardingTokens: config.onboardingTokens,
+          escrowOperator,
           log,
         })
       : null;

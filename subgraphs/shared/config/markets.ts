@@ -26,6 +26,21 @@ export interface MarketsConfig {
   maxLeaseSeconds: number;
   /** Most endpoints one heartbeat may report. */
   maxHeartbeatEndpoints: number;
+  /**
+   * AGENT_PAIRING_VERIFICATION (the pairing switch, like the identity one): `required` (production default) makes
+   * pairing create and session rotation carry an agentProof signed by agentAddress; `off` pairs without one.
+   */
+  pairingVerification: IdentityVerificationMode;
+  /** Lifetime of a pairing challenge (AGENT_PAIRING_CHALLENGE_TTL_SECONDS, 1..600 s, default 300). */
+  pairingChallengeTtlSeconds: number;
+  /** Lifetime of a pairing session token (AGENT_PAIRING_TOKEN_TTL_SECONDS, 60..86400 s, default 3600 = 1 h). */
+  pairingTokenTtlSeconds: number;
+  /**
+   * MARKETS_PAIRING_JWT_SECRETS: comma-separated HS256 secrets, each at least 32 characters; the first signs, all
+   * verify (rotation). Empty: the dev secret generated into `<DATA_DIR>/markets-pairing-jwt.secret` (0600), refused
+   * on a non-loopback HOST like the other dev credentials (gateway/network-guard.ts).
+   */
+  pairingJwtSecrets: string[];
 }
 
 /** Dev-only secrets key: documented, so never a secret. */
@@ -46,7 +61,19 @@ export function loadMarketsConfig(env: Env): MarketsConfig {
   if (ttl < 1 || ttl > 600) throw new ConfigError("MACHINE_IDENTITY_CHALLENGE_TTL_SECONDS must be 1..600");
   const maxLease = int(env, "MACHINE_AGENT_MAX_LEASE_SECONDS", 86_400);
   if (maxLease < 1) throw new ConfigError("MACHINE_AGENT_MAX_LEASE_SECONDS must be 1 or more");
+  const pairing = env.AGENT_PAIRING_VERIFICATION || "required";
+  if (pairing !== "required" && pairing !== "off") throw new ConfigError("AGENT_PAIRING_VERIFICATION must be `required` or `off`");
+  const pairingTtl = int(env, "AGENT_PAIRING_CHALLENGE_TTL_SECONDS", 300);
+  if (pairingTtl < 1 || pairingTtl > 600) throw new ConfigError("AGENT_PAIRING_CHALLENGE_TTL_SECONDS must be 1..600");
+  const tokenTtl = int(env, "AGENT_PAIRING_TOKEN_TTL_SECONDS", 3600);
+  if (tokenTtl < 60 || tokenTtl > 86_400) throw new ConfigError("AGENT_PAIRING_TOKEN_TTL_SECONDS must be 60..86400");
+  const secrets = (env.MARKETS_PAIRING_JWT_SECRETS ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  if (secrets.some((s) => s.length < 32)) throw new ConfigError("MARKETS_PAIRING_JWT_SECRETS: each secret needs at least 32 characters");
   return {
+    pairingVerification: pairing,
+    pairingChallengeTtlSeconds: pairingTtl,
+    pairingTokenTtlSeconds: tokenTtl,
+    pairingJwtSecrets: secrets,
     identityVerification: mode,
     identityChallengeTtlSeconds: ttl,
     identityCleanupIntervalMs: Math.max(0, int(env, "MACHINE_IDENTITY_CLEANUP_INTERVAL_MS", 60_000)),

@@ -1,0 +1,53 @@
+/**
+ * The order and payment state machines of public notes 2.7, as the services use them for conditional updates. The
+ * database enforces the same tables with triggers (migration 20261124005841_market_pairings_orders_payments):
+ * an update that is not a listed transition fails whatever the caller, so concurrent calls cannot leave a state
+ * behind that the table does not allow. test/markets/order-states.test.ts proves the two agree.
+ *
+ * MarketOrderStatus: created -> payment_pending -> ready -> executing -> delivered -> confirmed, with side exits
+ * handoff, disputed, failed, cancelled. confirmed, cancelled and failed are finished (ORDER_CLOSED); every other
+ * status is open (it blocks revoking the pairing).
+ */
+export const ORDER_STATUSES = ["created", "payment_pending", "ready", "executing", "delivered", "confirmed", "handoff", "disputed", "failed", "cancelled"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const FINISHED_ORDER_STATUSES: readonly OrderStatus[] = ["confirmed", "cancelled", "failed"];
+export const OPEN_ORDER_STATUSES: readonly OrderStatus[] = ORDER_STATUSES.filter((s) => !FINISHED_ORDER_STATUSES.includes(s));
+
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  created: ["payment_pending", "ready", "cancelled"],
+  payment_pending: ["ready", "cancelled"],
+  ready: ["executing", "cancelled"],
+  // executing -> ready: the execution could not start (no runtime endpoint); x402 orders confirm on delivery.
+  executing: ["ready", "delivered", "handoff", "failed", "confirmed"],
+  delivered: ["confirmed", "disputed"],
+  handoff: ["confirmed", "disputed"],
+  disputed: ["confirmed", "cancelled"],
+  confirmed: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** MarketPaymentStatus: intent_created -> held -> release_pending -> released, plus not_required, refunded, frozen. */
+export const PAYMENT_STATUSES = ["intent_created", "held", "release_pending", "released", "not_required", "refunded", "frozen"] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const PAYMENT_INITIAL: readonly PaymentStatus[] = ["intent_created", "not_required"];
+
+export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  intent_created: ["held", "refunded"],
+  held: ["release_pending", "released", "frozen", "refunded"],
+  release_pending: ["released", "frozen"],
+  frozen: ["released", "refunded"],
+  released: [],
+  not_required: [],
+  refunded: [],
+};
+
+/** The statuses an order may move to `to` from. */
+export const orderSourcesOf = (to: OrderStatus): OrderStatus[] => ORDER_STATUSES.filter((from) => ORDER_TRANSITIONS[from].includes(to));
+export const paymentSourcesOf = (to: PaymentStatus): PaymentStatus[] => PAYMENT_STATUSES.filter((from) => PAYMENT_TRANSITIONS[from].includes(to));
+
+/** MarketPaymentRailType (public notes 2.7). */
+export const RAIL_TYPES = ["not-required", "wallet", "x402", "xvv42", "vault-stripe", "wdk-usdt-transfer", "escrow", "offchain-record", "external", "onchain-escrow"] as const;
+export type RailType = (typeof RAIL_TYPES)[number];

@@ -1,0 +1,75 @@
+/**
+ * Settings of the on-chain payment rails of document 3 (docs/markets-payments.md). Every setting is documented in the
+ * README's configuration table and docs/markets-payments.md.
+ */
+import { isAddress, getAddress, Wallet } from "ethers";
+import { demoWallet } from "../chain/dev-keys.js";
+import { ConfigError, int, list, type Env } from "./env.js";
+
+/** Label of the demo payee's key (dev-keys.ts demoWallet): where the demo's provider payments go. */
+export const DEMO_PAYEE_LABEL = "payee-demo-oracle";
+
+/**
+ * anvil's second default account (mnemonic "test test ... junk", index 1): the dev escrow operator and x402 settler.
+ * Public, so refused on a non-loopback HOST (gateway/network-guard.ts) like the other dev credentials.
+ */
+export const DEV_ESCROW_OPERATOR_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+
+export interface PaymentsConfig {
+  /**
+   * ESCROW_OPERATOR_KEY: the key that sends escrow lock/release/refund and settles x402 authorizations (it pays the
+   * gas). Dev default (embedded chain): DEV_ESCROW_OPERATOR_KEY. Unset in production: those rails answer
+   * PAYMENT_RAIL_UNAVAILABLE.
+   */
+  escrowOperatorKey?: string;
+  /**
+   * PAYMENT_RPC_URLS: `<chainId>=<url>` pairs for EVM chains other than the platform's own (whose RPC is CHAIN_RPC_URL
+   * or the embedded node). A proof in `rpc` mode on a chain without one answers PAYMENT_RPC_REQUIRED.
+   */
+  rpcUrls: Record<string, string>;
+  /** PAYMENT_RECEIPT_TIMEOUT_MS: how long a sent escrow or settlement transaction may take to be mined. */
+  receiptTimeoutMs: number;
+  /**
+   * PAYMENT_PAYEE_ADDRESS: the address the chain rails pay (wallet transfers, escrow payee, x402 payTo). Dev default:
+   * the demo payee (demo.json `payments.payee`). Unset in production: those rails answer PAYMENT_RAIL_UNAVAILABLE.
+   */
+  payeeAddress?: string;
+  /** X402_NETWORK: the x402 v1 network name of the platform's chain (default `peaq` for chain 3338, else `eip155:<id>`). */
+  x402Network: string;
+  /** X402_MAX_TIMEOUT_SECONDS: `maxTimeoutSeconds` of the payment requirements (how long a signed authorization may live). */
+  x402MaxTimeoutSeconds: number;
+}
+
+function rpcUrls(raw: string | undefined): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const entry of list(raw)) {
+    const match = /^(\d+)=(https?:\/\/.+)$/.exec(entry);
+    if (!match) throw new ConfigError("PAYMENT_RPC_URLS must be comma-separated <chainId>=<http(s) URL> pairs");
+    urls[String(BigInt(match[1]))] = match[2];
+  }
+  return urls;
+}
+
+export function loadPaymentsConfig(env: Env, chainId: number): PaymentsConfig {
+  const devMode = !env.CHAIN_RPC_URL;
+  const key = env.ESCROW_OPERATOR_KEY || (devMode ? DEV_ESCROW_OPERATOR_KEY : undefined);
+  if (key !== undefined) {
+    try {
+      new Wallet(key);
+    } catch {
+      throw new ConfigError("ESCROW_OPERATOR_KEY must be a 32-byte hex private key");
+    }
+  }
+  const maxTimeout = int(env, "X402_MAX_TIMEOUT_SECONDS", 300);
+  if (maxTimeout < 10 || maxTimeout > 86_400) throw new ConfigError("X402_MAX_TIMEOUT_SECONDS must be 10..86400");
+  const payee = env.PAYMENT_PAYEE_ADDRESS || (devMode ? demoWallet(DEMO_PAYEE_LABEL).address : undefined);
+  if (payee !== undefined && !isAddress(payee)) throw new ConfigError("PAYMENT_PAYEE_ADDRESS must be an EVM address");
+  return {
+    escrowOperatorKey: key,
+    payeeAddress: payee === undefined ? undefined : getAddress(payee),
+    rpcUrls: rpcUrls(env.PAYMENT_RPC_URLS),
+    receiptTimeoutMs: Math.max(1000, int(env, "PAYMENT_RECEIPT_TIMEOUT_MS", 30_000)),
+    x402Network: env.X402_NETWORK || (chainId === 3338 ? "peaq" : `eip155:${chainId}`),
+    x402MaxTimeoutSeconds: maxTimeout,
+  };
+}
