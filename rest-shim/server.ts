@@ -15,6 +15,7 @@ import { capConnections, closeListener, listenerOptions } from "../subgraphs/sha
 import { createBodyReader, ignoreBody } from "./body.js";
 import type { GraphQLExecutor } from "./executor.js";
 import { createOnboardingTokenCheck } from "./onboarding-auth.js";
+import { serveOpenApi } from "./openapi/serve.js";
 import { buildPathIndex } from "./path-index.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 import { compileRoute, send, sendEarly, type RouteDependencies } from "./route-handler.js";
@@ -125,6 +126,7 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     send(reply, area.internalError);
   });
 
+  serveOpenApi(app, listener, routes, deps.config);
   for (const route of routes) {
     const routeOptions = compileRoute(route, deps);
     const bodyLimit = route.rules.jsonBody?.limit;
