@@ -13,7 +13,7 @@
 import { trustProxyOption } from "../subgraphs/shared/net/trust-proxy.js";
 import fastifyApollo from "@as-integrations/fastify";
 import type { ApolloServer } from "@apollo/server";
-import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { BearerTokens } from "../subgraphs/shared/bearer.js";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
@@ -29,6 +29,8 @@ export interface GraphQLListenerOptions {
    * `internal`: only callers with the internal token (a subgraph role, which serves the gateway alone).
    */
   audience: "public" | "internal";
+  /** Extra GET routes beside /graphql (the gateway's supergraph and IDE pages: gateway/public-pages.ts). */
+  pages?: (app: FastifyInstance) => void;
 }
 
 export interface RunningListener {
@@ -62,6 +64,7 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
       sendError(request, reply, 401, "This endpoint serves the platform's gateway only.", "UNAUTHENTICATED");
     });
   }
+  options.pages?.(app);
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, "Not found; GraphQL is served at /graphql.", "NOT_FOUND"));
   app.setErrorHandler((error: FastifyError, request, reply) => {
     switch (error.code) {

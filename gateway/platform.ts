@@ -40,6 +40,7 @@ import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
 import { errorAndSchemaOptions, startGatewayServer, type SubgraphEndpoint } from "./gateway.js";
 import { createLocalExecutor } from "./local-executor.js";
 import { listenGraphQL, type RunningListener } from "./graphql-listener.js";
+import { publicGraphQLPages } from "./public-pages.js";
 import { checkExposure } from "./network-guard.js";
 
 export type Role = { kind: "all" } | { kind: "subgraph"; name: SubgraphName } | { kind: "gateway" } | { kind: "rest" };
@@ -138,9 +139,11 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
       subgraphs[name] = { url };
     }
     const rateLimiter = limiterFor(config, logger, closer, options);
-    const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
+    const supergraphSdl = await readCommittedSupergraph();
+    const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
-    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
+    const pages = publicGraphQLPages(supergraphSdl);
+    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages });
     closer.addListeners([listener]);
     logger.info(`gateway: ${listener.url}`);
     return { urls: { graphql: listener.url }, gateway: gateway.server, services: {}, close };
@@ -207,9 +210,11 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   for (const name of SUBGRAPH_NAMES) subgraphs[name] = { schema: schemas[name] };
   // One set of per-IP counters for both doors: a REST route and its GraphQL root field spend the same budget.
   const rateLimiter = limiterFor(config, logger, closer, options);
-  const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
+  const supergraphSdl = await readCommittedSupergraph();
+  const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
-  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
+  const pages = publicGraphQLPages(supergraphSdl);
+  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages });
   const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter).catch(async (error) => {
     await graphql.close();
     throw error;

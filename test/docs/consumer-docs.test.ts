@@ -2,6 +2,7 @@
  * The OpenAPI documents against the running platform: the committed files are what the generator writes for this
  * build (drift), each REST listener serves its document at /openapi.json, and every documented example request,
  * replayed against the platform, gets a documented status whose body and headers match the document's schema.
+ * The GraphQL listener serves the supergraph the gateway runs at a stable path.
  */
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -97,5 +98,14 @@ describe.each(OPENAPI_LISTENERS)("the %s listener", (listener) => {
       markets: ["GET /api/v1/market/skills 200", "GET /api/v1/machines 200"],
     };
     expect(answered).toEqual(expect.arrayContaining(expectedSuccesses[listener]!));
+  });
+});
+
+describe("the GraphQL listener", () => {
+  it("serves the committed supergraph at /supergraph.graphql", async () => {
+    const answer = await send(p.graphql.replace(/\/graphql$/, "/supergraph.graphql"), { method: "GET" });
+    expect(answer.status).toBe(200);
+    expect(answer.headers["content-type"]).toBe("application/graphql; charset=utf-8");
+    expect(answer.text).toBe(readFileSync("gateway/supergraph.graphql", "utf8"));
   });
 });
