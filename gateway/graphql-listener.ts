@@ -18,6 +18,7 @@ import { BearerTokens } from "../subgraphs/shared/bearer.js";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
 import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
+import { observeRequests } from "../subgraphs/shared/observability/http.js";
 
 export interface GraphQLListenerOptions {
   host: string;
@@ -57,6 +58,7 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
     return503OnClosing: false,
   });
   capConnections(app, config.listeners);
+  observeRequests(app, options.audience === "public" ? "graphql" : "subgraph");
 
   if (options.audience === "internal") {
     app.addHook("onRequest", async (request, reply) => {

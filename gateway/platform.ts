@@ -35,12 +35,15 @@ import {
 } from "../subgraphs/markets/demo-provider.js";
 import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js";
 import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
-import type { Clock } from "../subgraphs/shared/clock.js";
+import { systemClock, type Clock } from "../subgraphs/shared/clock.js";
 import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
 import { errorAndSchemaOptions, startGatewayServer, type SubgraphEndpoint } from "./gateway.js";
 import { createLocalExecutor } from "./local-executor.js";
 import { listenGraphQL, type RunningListener } from "./graphql-listener.js";
 import { publicGraphQLPages } from "./public-pages.js";
+import { listenAdmin } from "./observability/admin-listener.js";
+import { instrumentExecutor } from "./observability/graphql-metrics.js";
+import { observeChallenges } from "./observability/open-challenges.js";
 import { checkExposure } from "./network-guard.js";
 
 export type Role = { kind: "all" } | { kind: "subgraph"; name: SubgraphName } | { kind: "gateway" } | { kind: "rest" };
@@ -108,7 +111,14 @@ export interface StartOptions {
 export async function startPlatform(role: Role, config: PlatformConfig, logger: Logger, options: StartOptions = {}): Promise<RunningPlatform> {
   const closer = new Closer();
   try {
-    return await start(role, config, logger, closer, options);
+    const running = await start(role, config, logger, closer, options);
+    if (config.admin.port !== null) {
+      const admin = await listenAdmin(config, config.admin.port);
+      closer.addListeners([admin]);
+      running.urls.admin = admin.url;
+      logger.info(`admin (metrics): ${admin.url}`);
+    }
+    return running;
   } catch (error) {
     await closer.close();
     throw error;
@@ -159,6 +169,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   logger.info(`database: ${config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${config.dataDir}/pglite`}`);
   const db: Database = await openDatabase(config);
   closer.add(() => db.close());
+  closer.add(observeChallenges(db, options.clock ?? systemClock));
   const reader = new ChainReader({
     rpcUrl: chain.rpcUrl,
     addresses: chain.addresses,
@@ -263,7 +274,7 @@ async function listenRest(
   executor: GraphQLExecutor,
   rateLimiter: RateLimiter,
 ): Promise<{ urls: Record<string, string>; listeners: RunningListener[] }> {
-  const rest = createRestListeners({ config, executor, rateLimiter });
+  const rest = createRestListeners({ config, executor: instrumentExecutor(executor), rateLimiter });
   try {
     const { httpUrl, marketsUrl, mcr2Url } = await rest.listen();
     return { urls: { http: httpUrl, markets: marketsUrl, mcr2: mcr2Url }, listeners: [{ url: httpUrl, close: () => rest.close() }] };

@@ -15,6 +15,7 @@ import { capConnections, closeListener, listenerOptions } from "../subgraphs/sha
 import { createBodyReader, ignoreBody } from "./body.js";
 import type { GraphQLExecutor } from "./executor.js";
 import { createOnboardingTokenCheck } from "./onboarding-auth.js";
+import { observeRequests } from "../subgraphs/shared/observability/http.js";
 import { serveOpenApi } from "./openapi/serve.js";
 import { buildPathIndex } from "./path-index.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
@@ -126,6 +127,7 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     send(reply, area.internalError);
   });
 
+  observeRequests(app, listener);
   serveOpenApi(app, listener, routes, deps.config);
   for (const route of routes) {
     const routeOptions = compileRoute(route, deps);
