@@ -18,7 +18,8 @@ import { BearerTokens } from "../subgraphs/shared/bearer.js";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
 import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
-import { observeRequests } from "../subgraphs/shared/observability/http.js";
+import { observeRequests, requestIdOptions } from "../subgraphs/shared/observability/http.js";
+import type { PlatformLog } from "../subgraphs/shared/observability/log.js";
 
 export interface GraphQLListenerOptions {
   host: string;
@@ -32,6 +33,8 @@ export interface GraphQLListenerOptions {
   audience: "public" | "internal";
   /** Extra GET routes beside /graphql (the gateway's supergraph and IDE pages: gateway/public-pages.ts). */
   pages?: (app: FastifyInstance) => void;
+  /** Request log lines (one per request); none when absent. */
+  log?: PlatformLog;
 }
 
 export interface RunningListener {
@@ -53,12 +56,13 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
   const app = Fastify({
     ...listenerOptions(config.listeners),
     logger: false,
+    ...requestIdOptions,
     bodyLimit: config.graphql.maxBodyBytes,
     trustProxy: trustProxyOption(config.trustProxy) as boolean,
     return503OnClosing: false,
   });
   capConnections(app, config.listeners);
-  observeRequests(app, options.audience === "public" ? "graphql" : "subgraph");
+  observeRequests(app, options.audience === "public" ? "graphql" : "subgraph", options.log);
 
   if (options.audience === "internal") {
     app.addHook("onRequest", async (request, reply) => {
@@ -91,6 +95,7 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
         authorization: request.headers.authorization,
         clientIp: trusted && typeof forwardedIp === "string" ? forwardedIp : request.ip,
         countedUpstream: trusted,
+        requestId: request.id,
       };
     },
   });

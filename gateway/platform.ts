@@ -43,6 +43,8 @@ import { listenGraphQL, type RunningListener } from "./graphql-listener.js";
 import { publicGraphQLPages } from "./public-pages.js";
 import { listenAdmin } from "./observability/admin-listener.js";
 import { instrumentExecutor } from "./observability/graphql-metrics.js";
+import { createLog, type PlatformLog } from "../subgraphs/shared/observability/log.js";
+import type { DestinationStream } from "pino";
 import { observeChallenges } from "./observability/open-challenges.js";
 import { checkExposure } from "./network-guard.js";
 
@@ -106,6 +108,8 @@ export interface StartOptions {
   /** Wraps the vendor trust-bundle loader the evidence checks call after claiming a challenge: tests hold a check
    * inside its lease with it (a barrier), or make the trust store fail. */
   wrapTrust?: (load: () => Promise<TrustBundle>) => () => Promise<TrustBundle>;
+  /** Where request log lines go; default stdout (tests capture them). */
+  logDestination?: DestinationStream;
 }
 
 export async function startPlatform(role: Role, config: PlatformConfig, logger: Logger, options: StartOptions = {}): Promise<RunningPlatform> {
@@ -127,6 +131,9 @@ export async function startPlatform(role: Role, config: PlatformConfig, logger: 
 
 async function start(role: Role, config: PlatformConfig, logger: Logger, closer: Closer, options: StartOptions): Promise<RunningPlatform> {
   const close = () => closer.close();
+  // Request lines (JSON; pino-pretty in development), one per request on every listener of this process.
+  const log = createLog(config, options.logDestination);
+  closer.add(() => log.flush());
   const exposureWarning = checkExposure(config, role);
   if (exposureWarning) logger.error(exposureWarning);
   if (role.kind !== "all" && !config.internalToken) {
@@ -137,7 +144,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     if (!config.gatewayUrl) throw new Error("the rest role needs GATEWAY_URL");
     const executor = createHttpExecutor(config.gatewayUrl, { internalToken: config.internalToken });
     closer.add(() => executor.close?.());
-    const rest = await listenRest(config, executor, limiterFor(config, logger, closer, options));
+    const rest = await listenRest(config, executor, limiterFor(config, logger, closer, options), log);
     closer.addListeners(rest.listeners);
     return { urls: rest.urls, services: {}, close };
   }
@@ -153,7 +160,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
     const pages = publicGraphQLPages(supergraphSdl);
-    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages });
+    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
     closer.addListeners([listener]);
     logger.info(`gateway: ${listener.url}`);
     return { urls: { graphql: listener.url }, gateway: gateway.server, services: {}, close };
@@ -211,7 +218,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     await server.start();
     closer.add(() => server.stop());
     const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[role.name];
-    const listener = await listenGraphQL(server, { host: config.host, port, config, audience: "internal" });
+    const listener = await listenGraphQL(server, { host: config.host, port, config, audience: "internal", log });
     closer.addListeners([listener]);
     logger.info(`subgraph ${role.name}: ${listener.url}`);
     return { urls: { subgraph: listener.url }, chain, services, database: db, close };
@@ -225,8 +232,8 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
   const pages = publicGraphQLPages(supergraphSdl);
-  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages });
-  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter).catch(async (error) => {
+  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
+  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter, log).catch(async (error) => {
     await graphql.close();
     throw error;
   });
@@ -273,8 +280,9 @@ async function listenRest(
   config: PlatformConfig,
   executor: GraphQLExecutor,
   rateLimiter: RateLimiter,
+  log: PlatformLog,
 ): Promise<{ urls: Record<string, string>; listeners: RunningListener[] }> {
-  const rest = createRestListeners({ config, executor: instrumentExecutor(executor), rateLimiter });
+  const rest = createRestListeners({ config, executor: instrumentExecutor(executor), rateLimiter, log });
   try {
     const { httpUrl, marketsUrl, mcr2Url } = await rest.listen();
     return { urls: { http: httpUrl, markets: marketsUrl, mcr2: mcr2Url }, listeners: [{ url: httpUrl, close: () => rest.close() }] };
