@@ -159,7 +159,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     const supergraphSdl = await readCommittedSupergraph();
     const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
-    const pages = publicGraphQLPages(supergraphSdl);
+    const pages = publicGraphQLPages(supergraphSdl, config.development);
     const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
     closer.addListeners([listener]);
     logger.info(`gateway: ${listener.url}`);
@@ -231,7 +231,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const supergraphSdl = await readCommittedSupergraph();
   const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
-  const pages = publicGraphQLPages(supergraphSdl);
+  const pages = publicGraphQLPages(supergraphSdl, config.development);
   const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
   const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter, log).catch(async (error) => {
     await graphql.close();
