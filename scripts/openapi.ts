@@ -15,10 +15,9 @@ import { openApiDocuments, OPENAPI_DIR } from "../rest-shim/openapi/files.js";
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "openapi-"));
+// Defaults only (not this shell's environment): the committed documents show the default limits.
 const config = loadConfig({
-  ...process.env,
   DATA_DIR: dataDir,
-  DATABASE_URL: "",
   HTTP_PORT: "0", MARKETS_PORT: "0", GRAPHQL_PORT: "0", ANVIL_PORT: "0", MCR2_PORT: "0", ALTCHAIN_RPC_PORT: "0", DEMO_PROVIDER_PORT: "0",
   LOG_LEVEL: "silent",
 });
