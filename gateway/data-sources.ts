@@ -13,7 +13,7 @@
  */
 import { RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from "@apollo/gateway";
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
-import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
+import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
 import { maskError } from "../subgraphs/shared/error-mask.js";
 
 export interface DocumentCacheLimits {
@@ -93,5 +93,6 @@ export class ForwardingRemoteDataSource extends RemoteGraphQLDataSource<Context>
     request.http.headers.set(INTERNAL_TOKEN_HEADER, this.internalToken);
     if (ctx.authorization) request.http.headers.set("authorization", ctx.authorization);
     if (ctx.clientIp) request.http.headers.set(CLIENT_IP_HEADER, ctx.clientIp);
+    if (ctx.requestId) request.http.headers.set(REQUEST_ID_HEADER, ctx.requestId);
   }
 }

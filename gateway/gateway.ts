@@ -17,6 +17,7 @@ import { maskError } from "../subgraphs/shared/error-mask.js";
 import type { RateLimiter } from "../rest-shim/rate-limit.js";
 import { CachedLocalDataSource, ForwardingRemoteDataSource } from "./data-sources.js";
 import { costLimits, perIpLimits } from "./operation-limits.js";
+import { operationMetricsPlugin } from "./observability/graphql-metrics.js";
 import { rootFieldBudgets } from "./root-field-budgets.js";
 
 export type SubgraphEndpoint = { schema: GraphQLSchema } | { url: string };
@@ -72,6 +73,7 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
     ...errorAndSchemaOptions(config, options.report),
     ...cost,
     plugins: [
+      operationMetricsPlugin(),
       ...(cost.plugins ?? []),
       perIpLimits({
         budgets: rootFieldBudgets(options.supergraphSdl),

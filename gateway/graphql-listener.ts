@@ -13,11 +13,13 @@
 import { trustProxyOption } from "../subgraphs/shared/net/trust-proxy.js";
 import fastifyApollo from "@as-integrations/fastify";
 import type { ApolloServer } from "@apollo/server";
-import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { BearerTokens } from "../subgraphs/shared/bearer.js";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
 import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
+import { observeRequests, requestIdOptions } from "../subgraphs/shared/observability/http.js";
+import type { PlatformLog } from "../subgraphs/shared/observability/log.js";
 
 export interface GraphQLListenerOptions {
   host: string;
@@ -29,6 +31,10 @@ export interface GraphQLListenerOptions {
    * `internal`: only callers with the internal token (a subgraph role, which serves the gateway alone).
    */
   audience: "public" | "internal";
+  /** Extra GET routes beside /graphql (the gateway's supergraph and IDE pages: gateway/public-pages.ts). */
+  pages?: (app: FastifyInstance) => void;
+  /** Request log lines (one per request); none when absent. */
+  log?: PlatformLog;
 }
 
 export interface RunningListener {
@@ -50,11 +56,13 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
   const app = Fastify({
     ...listenerOptions(config.listeners),
     logger: false,
+    ...requestIdOptions,
     bodyLimit: config.graphql.maxBodyBytes,
     trustProxy: trustProxyOption(config.trustProxy) as boolean,
     return503OnClosing: false,
   });
   capConnections(app, config.listeners);
+  observeRequests(app, options.audience === "public" ? "graphql" : "subgraph", options.log);
 
   if (options.audience === "internal") {
     app.addHook("onRequest", async (request, reply) => {
@@ -62,6 +70,7 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
       sendError(request, reply, 401, "This endpoint serves the platform's gateway only.", "UNAUTHENTICATED");
     });
   }
+  options.pages?.(app);
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, "Not found; GraphQL is served at /graphql.", "NOT_FOUND"));
   app.setErrorHandler((error: FastifyError, request, reply) => {
     switch (error.code) {
@@ -86,6 +95,7 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
         authorization: request.headers.authorization,
         clientIp: trusted && typeof forwardedIp === "string" ? forwardedIp : request.ip,
         countedUpstream: trusted,
+        requestId: request.id,
       };
     },
   });

@@ -44,7 +44,7 @@ export function createLocalExecutor({ loaded }: RunningGateway): GraphQLExecutor
   return {
     async execute(op: ShimOperation, variables: Record<string, unknown>, request: ForwardedRequest) {
       const { document, operation, queryHash } = prepare(op);
-      const context: SubgraphContext = { clientIp: request.clientIp, authorization: request.authorization };
+      const context: SubgraphContext = { clientIp: request.clientIp, authorization: request.authorization, requestId: request.requestId };
       const requestContext = {
         request: { query: op.document, variables },
         response: { http: { headers: new Map<string, string>() } },

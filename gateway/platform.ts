@@ -37,11 +37,17 @@ import {
 } from "../subgraphs/markets/demo-provider.js";
 import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js";
 import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
-import type { Clock } from "../subgraphs/shared/clock.js";
+import { systemClock, type Clock } from "../subgraphs/shared/clock.js";
 import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
 import { errorAndSchemaOptions, startGatewayServer, type SubgraphEndpoint } from "./gateway.js";
 import { createLocalExecutor } from "./local-executor.js";
 import { listenGraphQL, type RunningListener } from "./graphql-listener.js";
+import { publicGraphQLPages } from "./public-pages.js";
+import { listenAdmin } from "./observability/admin-listener.js";
+import { instrumentExecutor } from "./observability/graphql-metrics.js";
+import { createLog, type PlatformLog } from "../subgraphs/shared/observability/log.js";
+import type { DestinationStream } from "pino";
+import { observeChallenges } from "./observability/open-challenges.js";
 import { checkExposure } from "./network-guard.js";
 
 export type Role = { kind: "all" } | { kind: "subgraph"; name: SubgraphName } | { kind: "gateway" } | { kind: "rest" };
@@ -104,12 +110,21 @@ export interface StartOptions {
   /** Wraps the vendor trust-bundle loader the evidence checks call after claiming a challenge: tests hold a check
    * inside its lease with it (a barrier), or make the trust store fail. */
   wrapTrust?: (load: () => Promise<TrustBundle>) => () => Promise<TrustBundle>;
+  /** Where request log lines go; default stdout (tests capture them). */
+  logDestination?: DestinationStream;
 }
 
 export async function startPlatform(role: Role, config: PlatformConfig, logger: Logger, options: StartOptions = {}): Promise<RunningPlatform> {
   const closer = new Closer();
   try {
-    return await start(role, config, logger, closer, options);
+    const running = await start(role, config, logger, closer, options);
+    if (config.admin.port !== null) {
+      const admin = await listenAdmin(config, config.admin.port);
+      closer.addListeners([admin]);
+      running.urls.admin = admin.url;
+      logger.info(`admin (metrics): ${admin.url}`);
+    }
+    return running;
   } catch (error) {
     await closer.close();
     throw error;
@@ -118,6 +133,9 @@ export async function startPlatform(role: Role, config: PlatformConfig, logger: 
 
 async function start(role: Role, config: PlatformConfig, logger: Logger, closer: Closer, options: StartOptions): Promise<RunningPlatform> {
   const close = () => closer.close();
+  // Request lines (JSON; pino-pretty in development), one per request on every listener of this process.
+  const log = createLog(config, options.logDestination);
+  closer.add(() => log.flush());
   const exposureWarning = checkExposure(config, role);
   if (exposureWarning) logger.error(exposureWarning);
   if (role.kind !== "all" && !config.internalToken) {
@@ -128,7 +146,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     if (!config.gatewayUrl) throw new Error("the rest role needs GATEWAY_URL");
     const executor = createHttpExecutor(config.gatewayUrl, { internalToken: config.internalToken });
     closer.add(() => executor.close?.());
-    const rest = await listenRest(config, executor, limiterFor(config, logger, closer, options));
+    const rest = await listenRest(config, executor, limiterFor(config, logger, closer, options), log);
     closer.addListeners(rest.listeners);
     return { urls: rest.urls, services: {}, close };
   }
@@ -140,9 +158,11 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
       subgraphs[name] = { url };
     }
     const rateLimiter = limiterFor(config, logger, closer, options);
-    const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
+    const supergraphSdl = await readCommittedSupergraph();
+    const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
-    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
+    const pages = publicGraphQLPages(supergraphSdl, config.development);
+    const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
     closer.addListeners([listener]);
     logger.info(`gateway: ${listener.url}`);
     return { urls: { graphql: listener.url }, gateway: gateway.server, services: {}, close };
@@ -158,6 +178,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   logger.info(`database: ${config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${config.dataDir}/pglite`}`);
   const db: Database = await openDatabase(config);
   closer.add(() => db.close());
+  closer.add(observeChallenges(db, options.clock ?? systemClock));
   const reader = new ChainReader({
     rpcUrl: chain.rpcUrl,
     addresses: chain.addresses,
@@ -199,7 +220,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     await server.start();
     closer.add(() => server.stop());
     const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[role.name];
-    const listener = await listenGraphQL(server, { host: config.host, port, config, audience: "internal" });
+    const listener = await listenGraphQL(server, { host: config.host, port, config, audience: "internal", log });
     closer.addListeners([listener]);
     logger.info(`subgraph ${role.name}: ${listener.url}`);
     return { urls: { subgraph: listener.url }, chain, services, database: db, close };
@@ -209,13 +230,15 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   for (const name of SUBGRAPH_NAMES) subgraphs[name] = { schema: schemas[name] };
   // One set of per-IP counters for both doors: a REST route and its GraphQL root field spend the same budget.
   const rateLimiter = limiterFor(config, logger, closer, options);
-  const gateway = await startGatewayServer({ supergraphSdl: await readCommittedSupergraph(), subgraphs, config, rateLimiter, report });
+  const supergraphSdl = await readCommittedSupergraph();
+  const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
-  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public" });
+  const pages = publicGraphQLPages(supergraphSdl, config.development);
+  const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
   // The shim may reuse an answer while the chain block it was read at is the one every read is pinned to: the
   // subgraphs above read through this same reader (rest-shim/answer-reuse.ts).
   const answerVersions = config.shimAnswerReuse ? { chainBlock: () => reader.headVersion } : undefined;
-  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter, answerVersions).catch(async (error) => {
+  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter, log, answerVersions).catch(async (error) => {
     await graphql.close();
     throw error;
   });
@@ -263,9 +286,10 @@ async function listenRest(
   config: PlatformConfig,
   executor: GraphQLExecutor,
   rateLimiter: RateLimiter,
+  log: PlatformLog,
   answerVersions?: AnswerVersions,
 ): Promise<{ urls: Record<string, string>; listeners: RunningListener[] }> {
-  const rest = createRestListeners({ config, executor, rateLimiter, answerVersions });
+  const rest = createRestListeners({ config, executor: instrumentExecutor(executor), rateLimiter, log, answerVersions });
   try {
     const { httpUrl, marketsUrl, mcr2Url } = await rest.listen();
     return { urls: { http: httpUrl, markets: marketsUrl, mcr2: mcr2Url }, listeners: [{ url: httpUrl, close: () => rest.close() }] };

@@ -26,6 +26,8 @@ export interface ForwardedRequest {
   clientIp: string;
   /** The single Authorization header value, when the route takes one. */
   authorization?: string;
+  /** The edge request's ID, sent on as `x-request-id`. */
+  requestId?: string;
 }
 
 export interface GraphQLExecutor {

@@ -7,7 +7,7 @@
  */
 import http from "node:http";
 import https from "node:https";
-import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER } from "../subgraphs/shared/context.js";
+import { CLIENT_IP_HEADER, REQUEST_ID_HEADER, INTERNAL_TOKEN_HEADER } from "../subgraphs/shared/context.js";
 import {
   ExecutorUnavailableError,
   type ForwardedRequest,
@@ -108,6 +108,7 @@ function requestHeaders(body: string, forwarded: ForwardedRequest, internalToken
   };
   if (internalToken !== undefined) headers[INTERNAL_TOKEN_HEADER] = internalToken;
   if (forwarded.authorization !== undefined) headers.authorization = forwarded.authorization;
+  if (forwarded.requestId !== undefined) headers[REQUEST_ID_HEADER] = forwarded.requestId;
   return headers;
 }
 

@@ -103,6 +103,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     try {
       result = await deps.executor.execute(route.operation, variables, {
         clientIp: request.ip,
+        requestId: request.id,
         authorization: forwardsAuthorization ? request.headers.authorization : undefined,
       });
     } catch (error) {

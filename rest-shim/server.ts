@@ -16,6 +16,9 @@ import { createBodyReader, ignoreBody } from "./body.js";
 import type { AnswerVersions } from "./answer-reuse.js";
 import type { GraphQLExecutor } from "./executor.js";
 import { createOnboardingTokenCheck } from "./onboarding-auth.js";
+import { observeRequests, requestIdOptions } from "../subgraphs/shared/observability/http.js";
+import type { PlatformLog } from "../subgraphs/shared/observability/log.js";
+import { serveOpenApi } from "./openapi/serve.js";
 import { buildPathIndex } from "./path-index.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 import { compileRoute, send, sendEarly, type RouteDependencies } from "./route-handler.js";
@@ -26,6 +29,8 @@ export interface RestListenersOptions {
   executor: GraphQLExecutor;
   /** The route table; defaults to `ROUTES` (tests add entries, e.g. a markets route to prove its 405). */
   routes?: readonly RouteDefinition[];
+  /** Request log lines (one per request); none when absent. */
+  log?: PlatformLog;
   /** Defaults to memory counters, or Redis when `config.redisUrl` is set; closed by `close()` only if created here. */
   rateLimiter?: RateLimiter;
   /**
@@ -67,9 +72,9 @@ export function createRestListeners(options: RestListenersOptions): RestListener
     answerVersions: options.answerVersions,
   };
   const routes = options.routes ?? ROUTES;
-  const http = buildListener("http", routes, deps);
-  const markets = buildListener("markets", routes, deps);
-  const mcr2 = buildListener("mcr2", routes, deps);
+  const http = buildListener("http", routes, deps, options.log);
+  const markets = buildListener("markets", routes, deps, options.log);
+  const mcr2 = buildListener("mcr2", routes, deps, options.log);
 
   return {
     http,
@@ -91,7 +96,7 @@ export function createRestListeners(options: RestListenersOptions): RestListener
   };
 }
 
-function buildListener(listener: ListenerName, allRoutes: readonly RouteDefinition[], deps: RouteDependencies) {
+function buildListener(listener: ListenerName, allRoutes: readonly RouteDefinition[], deps: RouteDependencies, log?: PlatformLog) {
   const routes = allRoutes.filter((route) => route.area.listener === listener);
   const areas: RouteArea[] = Object.values(AREAS).filter((area) => area.listener === listener);
   const paths = buildPathIndex(routes, areas);
@@ -99,6 +104,7 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   const app = Fastify({
     ...listenerOptions(deps.config.listeners),
     logger: false,
+    ...requestIdOptions,
     // The per-IP limits key on request.ip: behind a load balancer, TRUST_PROXY lets it name the real client.
     // (Cast: given the union type, Fastify's overloads pick its HTTP/2 signature; at run time every form works.)
     trustProxy: trustProxyOption(deps.config.trustProxy) as boolean,
@@ -132,6 +138,8 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     send(reply, area.internalError);
   });
 
+  observeRequests(app, listener, log);
+  serveOpenApi(app, listener, routes, deps.config);
   for (const route of routes) {
     const routeOptions = compileRoute(route, deps);
     const bodyLimit = route.rules.jsonBody?.limit;

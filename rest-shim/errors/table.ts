@@ -47,6 +47,8 @@ export interface ErrorTable {
   readonly family: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly internal: PreparedResponse;
+  /** Every code of the table (the OpenAPI generator documents each one's status and envelope). */
+  readonly codes: readonly string[];
   /** The prepared response of a code; unknown codes give `internal`. */
   response(code: string): PreparedResponse;
   /** The prepared response of a code the table must have (checked when routes are built, not per request). */
@@ -83,6 +85,7 @@ export function defineErrorTable(spec: ErrorTableSpec): ErrorTable {
     family: spec.family,
     headers: spec.headers,
     internal,
+    codes: Object.freeze(Object.keys(spec.entries)),
     response,
     required,
     withMessage(code, message) {

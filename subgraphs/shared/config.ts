@@ -113,6 +113,11 @@ export interface PlatformConfig {
   httpPort: number;
   marketsPort: number;
   graphqlPort: number;
+  /**
+   * The admin listener (GET /metrics, Prometheus): ADMIN_HOST (default loopback, never the public HOST) and
+   * ADMIN_PORT (default 9464; 0 picks a free port; `off` disables it).
+   */
+  admin: { host: string; port: number | null };
   dataDir: string;
   /** PostgreSQL URL; unset means: embedded PGlite under `dataDir`. */
   databaseUrl?: string;
@@ -222,6 +227,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     httpPort: int(env, "HTTP_PORT", 8000),
     marketsPort: int(env, "MARKETS_PORT", 8100),
     graphqlPort: int(env, "GRAPHQL_PORT", 4000),
+    admin: { host: env.ADMIN_HOST || "127.0.0.1", port: env.ADMIN_PORT === "off" ? null : int(env, "ADMIN_PORT", 9464) },
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,

@@ -12,6 +12,8 @@ export interface SubgraphContext {
    * internal token), which already counted it against the per-IP limits of its client.
    */
   countedUpstream?: boolean;
+  /** The request ID of the edge request (`x-request-id`), for log lines along the way. */
+  requestId?: string;
 }
 
 /**
@@ -19,6 +21,9 @@ export interface SubgraphContext {
  * together with {@link INTERNAL_TOKEN_HEADER}.
  */
 export const CLIENT_IP_HEADER = "x-client-ip";
+
+/** Header carrying the request ID from the client to the edge and from hop to hop (subgraphs/shared/observability/http.ts). */
+export const REQUEST_ID_HEADER = "x-request-id";
 
 /** Header carrying `INTERNAL_TOKEN` between the roles of the split topology. */
 export const INTERNAL_TOKEN_HEADER = "x-internal-token";

@@ -42,7 +42,7 @@ describe("success", () => {
       {
         operation: "CreateChipChallenge",
         variables: { machineId: "1" },
-        request: { clientIp: "127.0.0.1", authorization: `Bearer ${ONBOARDING_TOKEN}` },
+        request: { clientIp: "127.0.0.1", requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), authorization: `Bearer ${ONBOARDING_TOKEN}` },
       },
     ]);
   });

@@ -36,7 +36,7 @@ describe("the machine ID parameter", () => {
 
   it("credentials are not forwarded: the read route takes none", async () => {
     await call(`${shim.httpUrl}/v1/verify/machines/1`, { headers: { authorization: `Bearer ${ONBOARDING_TOKEN}` } });
-    expect(shim.executor.calls[0]!.request).toEqual({ clientIp: "127.0.0.1", authorization: undefined });
+    expect(shim.executor.calls[0]!.request).toEqual({ clientIp: "127.0.0.1", requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), authorization: undefined });
   });
 
   it("the subgraph's INVALID_MACHINE_ID is answered 400", async () => {

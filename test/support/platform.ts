@@ -44,6 +44,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     GRAPHQL_PORT: "0",
     ANVIL_PORT: "0",
     MCR2_PORT: "0",
+    ADMIN_PORT: "0",
     // Jobs run on demand in tests (services.ratings.ownershipIndex.sync()), like the verify cleanup job.
     MCR2_INDEX_SYNC_MS: "0",
     ALTCHAIN_RPC_PORT: "0",

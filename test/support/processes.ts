@@ -38,7 +38,8 @@ export function startRole(
 export function startCommand(executable: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = root): Promise<RoleProcess> {
   const child = spawn(executable, args, {
     cwd,
-    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    // The admin (metrics) listener on a free port: several roles run side by side.
+    env: { ...process.env, LOG_LEVEL: "info", ADMIN_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

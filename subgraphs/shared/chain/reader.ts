@@ -11,6 +11,7 @@
  * keep-alive sockets, so no burst of reads can open thousands of connections to the node. The readiness probe is
  * shared: one probe in flight, its answer reused for a second after it arrives.
  */
+import { chainRpcDuration, chainViewCache, secondsSince } from "../observability/metrics.js";
 import http from "node:http";
 import https from "node:https";
 import { ZeroHash, type JsonRpcProvider, type Result } from "ethers";
@@ -237,7 +238,11 @@ export class ChainReader implements ChainReads {
     // A hit must stay a Map lookup: no ABI encoding (keccak of the signature) before it.
     const key = `${kind}|${name}.${method}${JSON.stringify(args, bigintAsString)}`;
     const hit = block.entries.get(key) as Promise<T> | undefined;
-    if (hit) return hit;
+    if (hit) {
+      chainViewCache.inc({ result: "hit" });
+      return hit;
+    }
+    chainViewCache.inc({ result: "miss" });
 
     const { to, data } = this.encodeCall(name, method, args);
     const pending = this.send<string>("eth_call", [{ to, data }, block.tag]).then((returnData) => {
@@ -279,12 +284,17 @@ export class ChainReader implements ChainReads {
     });
     const sent = this.inFlight.run(() => this.provider.send(method, params), controller.signal);
     sent.catch(() => {}); // after the deadline nobody is told
+    const started = process.hrtime.bigint();
+    let outcome = "error";
     try {
-      return (await Promise.race([sent, deadline])) as T;
+      const result = (await Promise.race([sent, deadline])) as T;
+      outcome = "ok";
+      return result;
     } catch (error) {
       throw error instanceof ChainUnavailableError ? error : new ChainUnavailableError(error);
     } finally {
       clearTimeout(timer);
+      chainRpcDuration.observe({ method, outcome }, secondsSince(started));
     }
   }
 

@@ -13,6 +13,8 @@ import { PrismaClient } from "./generated/client.js";
 import { runMigrations } from "./migrate.js";
 import { loadMigrations } from "./migrations.js";
 import { lockDataDir } from "./pglite-lock.js";
+import { observePool } from "../observability/metrics.js";
+import { timeTransactions } from "./transaction-metrics.js";
 import { pgClientSession, pgliteSession } from "./sql-session.js";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -69,7 +71,7 @@ async function openPglite(dir: string | undefined): Promise<Database> {
     throw error;
   }
   const opened = pglite;
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(opened) });
+  const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPGlite(opened) }), "pglite");
   return {
     prisma,
     kind: "pglite",
@@ -116,12 +118,14 @@ async function openPostgres(url: string, poolSize: number, lockTimeoutMs: number
   // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would kill the process.
   // The pool discards the connection and the next query that needs one reports the failure.
   pool.on("error", () => undefined);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPg(pool) }), "postgres");
+  const unobserve = observePool(pool);
   return {
     prisma,
     kind: "postgres",
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
+      unobserve();
       await prisma.$disconnect();
       await pool.end();
     },

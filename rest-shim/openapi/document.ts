@@ -1,0 +1,213 @@
+/**
+ * The OpenAPI 3.1 document of one REST listener, generated from the route table (rest-shim/routes.ts) and the error
+ * tables (rest-shim/errors/*.ts), so it cannot drift from what is served: a new entry is documented by being added.
+ *
+ * Per route: path parameters (raw, at most 100 characters), the query parameters and headers its `variables` reads,
+ * the HTTP rules it checks before reading a body (bearer token, Accept, JSON Content-Type, byte limit), its per-IP
+ * limits, its success statuses and body shapes (its `respond` run on sample data shaped by the operation's selection
+ * in the supergraph), and every status of its family's error table with each code's exact envelope as an example.
+ */
+import { createRequire } from "node:module";
+import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
+import type { PlatformConfig } from "../../subgraphs/shared/config.js";
+import type { PreparedResponse } from "../errors/table.js";
+import { AREAS, type ListenerName, type RouteDefinition } from "../route-definition.js";
+import { exampleRequest, type ExampleRequest } from "./examples.js";
+import { inputVariableSchema } from "./graphql-shapes.js";
+import { inferSchema, mergeSchemas, type JsonSchema } from "./json-schema.js";
+import { probeInputs, probeJunkAnswers, probeSuccess } from "./route-probe.js";
+
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+const LISTENERS: Record<ListenerName, { title: string; description: string }> = {
+  http: {
+    title: "Machine economy: verification (document 1) and ratings 1.0 (document 2)",
+    description: "HTTP_PORT. Document 1 under /v1/verify/, document 2's 1.0 deployment everywhere else.",
+  },
+  mcr2: { title: "Machine economy: ratings 2.0 (document 2)", description: "MCR2_PORT. Document 2's 2.0 deployment." },
+  markets: { title: "Machine economy: markets (document 3)", description: "MARKETS_PORT. Document 3 under /api/v1." },
+};
+
+/** What the query parameters the routes read mean (the rules live in the route files named). */
+const QUERY_PARAMETERS: Record<string, JsonSchema & { description: string }> = {
+  limit: { type: "string", description: "Page size: markets 1..500 (default 100, markets-http.ts); ratings 1..20 (default 20, ratings.ts)." },
+  cursor: { type: "string", maxLength: 512, description: "Opaque cursor from the previous page's nextCursor." },
+  offset: { type: "string", description: "Ratings listings: items to skip, 0..2147483647 (default 0)." },
+};
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
+const parse = (body: Buffer) => (body.length === 0 ? null : JSON.parse(body.toString("utf8")));
+
+function headersOf(headers: Readonly<Record<string, string>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(headers)
+      .filter(([name]) => name !== "content-type")
+      .map(([name, value]) => [name, { required: true, schema: { type: "string", const: value } }]),
+  );
+}
+
+interface ResponseGroup {
+  /** Component names of the envelope schemas (one per family), or inline schemas (FastAPI's 422 lists). */
+  schemas: JsonSchema[];
+  contentType?: string;
+  headers: Record<string, unknown>;
+  examples: Record<string, unknown>;
+  descriptions: string[];
+}
+
+/** Shared parts of one document: each family's envelope schema and each code's exact answer, referenced by routes. */
+class Components {
+  readonly schemas: Record<string, JsonSchema> = {};
+  readonly examples: Record<string, { summary?: string; value: unknown }> = {};
+
+  /** Records a prepared error answer; returns references to its envelope schema and example. */
+  add(family: string, name: string, response: PreparedResponse, summary?: string): { schema: JsonSchema; example: JsonSchema } {
+    const body = parse(response.body);
+    const schemaName = `${family}ErrorEnvelope`;
+    const inferred = inferSchema(body);
+    this.schemas[schemaName] = this.schemas[schemaName] ? mergeSchemas(this.schemas[schemaName]!, inferred) : inferred;
+    const exampleName = `${family}.${name}`;
+    this.examples[exampleName] ??= { ...(summary ? { summary } : {}), value: body };
+    return { schema: { $ref: `#/components/schemas/${schemaName}` }, example: { $ref: `#/components/examples/${exampleName}` } };
+  }
+}
+
+function group(groups: Map<number, ResponseGroup>, status: number): ResponseGroup {
+  let found = groups.get(status);
+  if (!found) groups.set(status, (found = { schemas: [], headers: {}, examples: {}, descriptions: [] }));
+  return found;
+}
+
+function addPrepared(groups: Map<number, ResponseGroup>, components: Components, family: string, response: PreparedResponse, name: string, summary?: string): void {
+  const target = group(groups, response.status);
+  const refs = components.add(family, name, response, summary);
+  if (!target.schemas.some((schema) => schema.$ref === refs.schema.$ref)) target.schemas.push(refs.schema);
+  target.contentType ??= response.headers["content-type"] ?? "application/json";
+  Object.assign(target.headers, headersOf(response.headers));
+  target.examples[name] ??= refs.example;
+  if (!target.descriptions.includes(name)) target.descriptions.push(name);
+}
+
+function errorResponses(route: RouteDefinition, config: PlatformConfig, components: Components, junk: Map<number, unknown[]>): Map<number, ResponseGroup> {
+  const groups = new Map<number, ResponseGroup>();
+  const family = route.errors.family;
+  for (const code of route.errors.codes) addPrepared(groups, components, family, route.errors.response(code), code);
+  const areaFamily = `${family}Framework`;
+  addPrepared(groups, components, areaFamily, route.area.methodNotAllowed, route.area.methodNotAllowed.code ?? "METHOD_NOT_ALLOWED", "Another method on this path");
+  if (route.rateLimits.length > 0) {
+    const limited = route.area.rateLimited(config.rateLimits[route.rateLimits[0]!], config.rateLimits.windowMs);
+    const limits = route.rateLimits.map((name) => `${name} ${config.rateLimits[name]}`).join(", ");
+    addPrepared(groups, components, areaFamily, limited, `RATE_LIMITED_${route.rateLimits[0]}`, `Per-IP limits per ${config.rateLimits.windowMs} ms: ${limits}`);
+  }
+  for (const [status, bodies] of junk) {
+    const target = group(groups, status);
+    bodies.forEach((body, index) => {
+      target.schemas.push(inferSchema(body));
+      target.contentType ??= "application/json";
+      target.examples[`VALIDATION_${index + 1}`] = { summary: "A parameter that fails validation", value: body };
+    });
+    if (!target.descriptions.includes("request validation")) target.descriptions.push("request validation");
+  }
+  return groups;
+}
+
+function operationOf(route: RouteDefinition, config: PlatformConfig, components: Components, example: ExampleRequest, operationId: string): Record<string, unknown> {
+  const inputs = probeInputs(route, example);
+  const parameters: unknown[] = Object.entries(example.params).map(([name, value]) => ({
+    name,
+    in: "path",
+    required: true,
+    description: "Matched raw (not percent-decoded by the router); at most 100 characters.",
+    schema: { type: "string", maxLength: 100 },
+    example: value,
+  }));
+  for (const name of inputs.query) {
+    const { description, ...schema } = QUERY_PARAMETERS[name] ?? { type: "string", description: "Filter." };
+    parameters.push({ name, in: "query", required: false, description, schema, ...(example.query[name] ? { example: example.query[name] } : {}) });
+  }
+  for (const name of inputs.headers) parameters.push({ name, in: "header", required: false, schema: { type: "string" } });
+  if (route.rules.acceptJson) {
+    parameters.push({ name: "Accept", in: "header", required: false, description: "Must admit application/json (else 406).", schema: { type: "string" }, example: "application/json" });
+  }
+
+  const responses: Record<string, unknown> = {};
+  const success = probeSuccess(route);
+  if (success.size === 0) success.set("200", { empty: false, schema: {} });
+  for (const [status, answer] of success) {
+    responses[status] = {
+      description: answer.empty ? "Success, no body." : "Success.",
+      headers: headersOf(route.errors.headers),
+      ...(answer.empty ? {} : { content: { [route.errors.headers["content-type"] ?? "application/json"]: { schema: answer.schema ?? {} } } }),
+    };
+  }
+  const errors = errorResponses(route, config, components, probeJunkAnswers(route, inputs));
+  for (const [status, group] of [...errors].sort(([a], [b]) => a - b)) {
+    if (responses[String(status)]) continue;
+    responses[String(status)] = {
+      description: `Codes: ${group.descriptions.join(", ")}.`,
+      headers: group.headers,
+      content: {
+        [group.contentType!]: { schema: group.schemas.length === 1 ? group.schemas[0] : { anyOf: group.schemas }, examples: group.examples },
+      },
+    };
+  }
+
+  const operation: Record<string, unknown> = {
+    operationId,
+    summary: `GraphQL operation ${route.operation.name}`,
+    description: `Runs the named GraphQL operation \`${route.operation.name}\` on the gateway:\n\n\`\`\`graphql\n${route.operation.document}\n\`\`\``,
+    tags: [route.errors.family],
+    parameters,
+    responses,
+    "x-graphql-operation": route.operation.name,
+    "x-rate-limits": route.rateLimits.map((name) => ({ name, limit: config.rateLimits[name], windowMs: config.rateLimits.windowMs })),
+  };
+  if (route.rules.onboardingToken) operation.security = [{ onboardingToken: [] }];
+  const jsonBody = route.rules.jsonBody;
+  if (jsonBody) {
+    const inputSchema = inputVariableSchema(route.operation, "input");
+    operation.requestBody = {
+      required: true,
+      description: `JSON (one application/json Content-Type, no Content-Encoding), at most ${jsonBody.limit} bytes (413 above).`,
+      content: { "application/json": { schema: { ...(inputSchema ?? { type: "object" }), "x-max-bytes": jsonBody.limit }, example: example.body } },
+    };
+  }
+  return operation;
+}
+
+/** The document of one listener; `demo` fills the examples (the committed file uses a fresh platform's fixture). */
+export function buildOpenApiDocument(
+  listener: ListenerName,
+  routes: readonly RouteDefinition[],
+  config: PlatformConfig,
+  demo: DemoFixture | undefined,
+): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const components = new Components();
+  const used = new Set<string>();
+  for (const route of routes.filter((r) => r.area.listener === listener)) {
+    let operationId = route.operation.name;
+    for (let n = 2; used.has(operationId); n++) operationId = `${route.operation.name}${n}`;
+    used.add(operationId);
+    const item = (paths[toOpenApiPath(route.path)] ??= {});
+    item[route.method.toLowerCase()] = operationOf(route, config, components, exampleRequest(route, demo), operationId);
+  }
+  const areas = Object.values(AREAS).filter((area) => area.listener === listener);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: LISTENERS[listener].title,
+      version,
+      description:
+        `${LISTENERS[listener].description} Generated from the REST shim's route and error tables (npm run openapi). ` +
+        `Unknown paths answer ${areas.map((a) => `${a.notFound.status} ${a.notFound.code} under ${a.prefix}`).join("; ")}.`,
+    },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      schemas: components.schemas,
+      examples: components.examples,
+      securitySchemes: { onboardingToken: { type: "http", scheme: "bearer", description: "An onboarding token (ONBOARDING_TOKENS)." } },
+    },
+  };
+}

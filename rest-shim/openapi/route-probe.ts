@@ -1,0 +1,108 @@
+/**
+ * What the generator learns by running a route entry's own functions on samples, so that nothing about a route is
+ * declared twice: the query parameters and headers its `variables` reads, the answers it gives for junk parameters
+ * (document 2's FastAPI 422s), and its success statuses and bodies for sample GraphQL `data` (`respond`).
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { RouteInputError } from "../json-body.js";
+import type { RouteDefinition } from "../route-definition.js";
+import { sampleData, type SampleVariant } from "./graphql-shapes.js";
+import { inferSchema, mergeSchemas, type JsonSchema } from "./json-schema.js";
+import type { ExampleRequest } from "./examples.js";
+
+/** URLSearchParams that records every name the route asks for. */
+class RecordingQuery extends URLSearchParams {
+  readonly names = new Set<string>();
+  override get(name: string) {
+    this.names.add(name);
+    return super.get(name);
+  }
+  override getAll(name: string) {
+    this.names.add(name);
+    return super.getAll(name);
+  }
+  override has(name: string, value?: string) {
+    this.names.add(name);
+    return value === undefined ? super.has(name) : super.has(name, value);
+  }
+}
+
+function recordingHeaders(headers: Readonly<Record<string, string>>, read: Set<string>): IncomingHttpHeaders {
+  return new Proxy({ ...headers } as IncomingHttpHeaders, {
+    get(target, name) {
+      if (typeof name === "string") read.add(name);
+      return target[name as string];
+    },
+  });
+}
+
+export interface RouteInputs {
+  readonly query: readonly string[];
+  /** Headers the route reads itself (beyond the HTTP rules every route of its kind checks). */
+  readonly headers: readonly string[];
+}
+
+/** The query parameters and headers `variables` reads for the example request (errors end the walk, not the probe). */
+export function probeInputs(route: RouteDefinition, example: ExampleRequest): RouteInputs {
+  const query = new RecordingQuery(example.query as Record<string, string>);
+  const headers = new Set<string>();
+  const body = example.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(example.body));
+  try {
+    route.variables({ params: example.params, query, body, headers: recordingHeaders(example.headers, headers) });
+  } catch {
+    // A sample the route refuses still tells which inputs it read up to the refusal.
+  }
+  const ruleHeaders = new Set(["accept", "content-type", "authorization"]);
+  return { query: [...query.names].sort(), headers: [...headers].filter((name) => !ruleHeaders.has(name)).sort() };
+}
+
+/** Prepared answers the route gives by itself for junk path and query values (FastAPI's 422 lists). */
+export function probeJunkAnswers(route: RouteDefinition, inputs: RouteInputs): Map<number, unknown[]> {
+  const answers = new Map<number, unknown[]>();
+  const junk = "not-a-number";
+  const params = Object.fromEntries([...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => [m[1]!, junk]));
+  const query = new URLSearchParams(inputs.query.map((name) => [name, junk]));
+  try {
+    route.variables({ params, query, body: Buffer.alloc(0), headers: {} });
+  } catch (error) {
+    if (error instanceof RouteInputError && error.response) {
+      const list = answers.get(error.response.status) ?? [];
+      list.push(JSON.parse(error.response.body.toString("utf8")));
+      answers.set(error.response.status, list);
+    }
+  }
+  return answers;
+}
+
+export interface SuccessAnswer {
+  readonly schema?: JsonSchema;
+  /** True when the answer has no body (204). */
+  readonly empty: boolean;
+}
+
+/**
+ * Success statuses with the schema of their bodies, from `respond` on sample data (full and sparse). A status that
+ * comes from the data itself (document 3's execute answers the provider's status) is not an HTTP status for sample
+ * data: it is documented as the range `2XX`.
+ */
+export function probeSuccess(route: RouteDefinition): Map<string, SuccessAnswer> {
+  const answers = new Map<string, SuccessAnswer>();
+  for (const variant of ["full", "sparse"] as SampleVariant[]) {
+    let outcome;
+    try {
+      outcome = route.respond(sampleData(route.operation, variant));
+    } catch {
+      continue;
+    }
+    if ("errorCode" in outcome) continue;
+    const status = outcome.status >= 200 && outcome.status <= 599 ? String(outcome.status) : "2XX";
+    const previous = answers.get(status);
+    if (outcome.body.length === 0) {
+      answers.set(status, { empty: true });
+      continue;
+    }
+    const schema = inferSchema(JSON.parse(outcome.body.toString("utf8")));
+    answers.set(status, { empty: false, schema: previous?.schema ? mergeSchemas(previous.schema, schema) : schema });
+  }
+  return answers;
+}

@@ -1,0 +1,62 @@
+/**
+ * The committed OpenAPI documents (docs/openapi/<listener>.json): valid OpenAPI 3.1 by a maintained validator, and
+ * complete against the route and error tables they are generated from (test/e2e/openapi-replay.test.ts proves they
+ * are current and that the platform answers as they say).
+ */
+import { readFileSync } from "node:fs";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import { ROUTES } from "../../rest-shim/routes.js";
+import { OPENAPI_DIR, OPENAPI_LISTENERS } from "../../rest-shim/openapi/files.js";
+import { loadConfig } from "../../subgraphs/shared/config.js";
+
+const documentOf = (listener: string) => JSON.parse(readFileSync(`${OPENAPI_DIR}/${listener}.json`, "utf8"));
+const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
+const defaults = loadConfig({});
+
+describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
+  const document = documentOf(listener);
+  const routes = ROUTES.filter((route) => route.area.listener === listener);
+
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toBe("3.1.0");
+  });
+
+  it("documents exactly the routes the listener serves", () => {
+    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${openApiPath(route.path)}`).sort());
+  });
+
+  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))("%s: operation, limits, body rule and every error code", (_name, route) => {
+    const operation = document.paths[openApiPath(route.path)][route.method.toLowerCase()];
+    expect(operation["x-graphql-operation"]).toBe(route.operation.name);
+    expect(operation["x-rate-limits"].map((limit: { name: string }) => limit.name)).toEqual(route.rateLimits);
+    for (const limit of operation["x-rate-limits"]) expect(limit.limit).toBe(defaults.rateLimits[limit.name as keyof typeof defaults.rateLimits]);
+    const pathParameters = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+    expect(operation.parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name)).toEqual(pathParameters);
+    if (route.rules.jsonBody) {
+      expect(operation.requestBody.content["application/json"].schema["x-max-bytes"]).toBe(route.rules.jsonBody.limit);
+    } else {
+      expect(operation.requestBody).toBeUndefined();
+    }
+    expect(operation.security).toEqual(route.rules.onboardingToken ? [{ onboardingToken: [] }] : undefined);
+    // Every code of the family's table is documented under its status, with its exact envelope as the example.
+    for (const code of route.errors.codes) {
+      const prepared = route.errors.response(code);
+      const response = operation.responses[String(prepared.status)];
+      expect(response, `${code} -> ${prepared.status}`).toBeDefined();
+      const media = Object.values(response.content ?? {})[0] as { examples?: Record<string, { $ref?: string }> } | undefined;
+      const ref = media?.examples?.[code]?.$ref;
+      if (ref === undefined) {
+        // The status is also a success status of the route (e.g. 503 of readiness): documented as success.
+        expect(response.description).toMatch(/Success/);
+        continue;
+      }
+      const example = document.components.examples[ref.split("/").at(-1)!];
+      expect(example.value).toEqual(JSON.parse(prepared.body.toString("utf8")));
+    }
+  });
+});
