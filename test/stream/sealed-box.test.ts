@@ -34,7 +34,7 @@ describe("sealed boxes (x25519-sealedbox)", () => {
     const message = nacl.randomBytes(32);
     const ours = seal(message, recipient.publicKey, () => ephemeralSecret.slice());
     const epk = sodium.crypto_scalarmult_base(ephemeralSecret);
-    const nonce = sodium.crypto_generichash(24, new Uint8Array([...epk, ...recipient.publicKey]));
+    const nonce = sodium.crypto_generichash(24, new Uint8Array([...epk, ...recipient.publicKey]), null);
     const theirs = new Uint8Array([...epk, ...sodium.crypto_box_easy(message, nonce, recipient.publicKey, ephemeralSecret)]);
     expect(ours).toEqual(theirs);
   });
