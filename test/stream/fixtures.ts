@@ -43,3 +43,6 @@ export function concat(parts: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/** Byte equality as one boolean: vitest's deep equality walks large arrays element by element. */
+export const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));

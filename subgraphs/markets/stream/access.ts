@@ -4,12 +4,11 @@
  * only ever stores sealed keys. The buyer checks the entry is for its key and the chunk, opens it, and checks the key
  * commitment before decrypting.
  */
-import nacl from "tweetnacl";
 import { fromHex, toHex, type RandomSource } from "./encoding.js";
 import { StreamFormatError } from "./errors.js";
 import { KEY_WRAP, type ChunkManifest } from "./manifest.js";
 import { checkKeyCommitment } from "./chunk.js";
-import { openSealed, seal } from "./sealed-box.js";
+import { openSealed, seal, x25519PublicKey } from "./sealed-box.js";
 
 export const ACCESS_SCHEMA = "peaq.stream.buyer-access.v1";
 
@@ -25,9 +24,9 @@ export interface BuyerAccess {
   };
 }
 
-/** Opens the key recipient entry of `recipientPublicKey` and checks the key against the commitment. */
+/** Opens the key recipient entry of the holder of `secretKey` and checks the key against the commitment. */
 export function unwrapChunkKey(manifest: ChunkManifest, secretKey: Uint8Array, position?: number): Uint8Array {
-  const publicKeyHex = toHex(nacl.box.keyPair.fromSecretKey(secretKey).publicKey);
+  const publicKeyHex = toHex(x25519PublicKey(secretKey));
   const entry = manifest.encryption.keyRecipients.find((r) => r.publicKeyHex === publicKeyHex);
   if (!entry) throw new StreamFormatError("ACCESS_WRONG_RECIPIENT", `chunk ${manifest.chunkId} has no key recipient for this key`, position);
   const key = openSealed(fromHex(entry.wrappedKeyHex)!, secretKey);
@@ -79,7 +78,7 @@ export function openBuyerAccess(value: unknown, manifest: ChunkManifest, buyerSe
   if (access.chunkId !== manifest.chunkId) {
     throw new StreamFormatError("ACCESS_CHUNK_MISMATCH", `access is for ${access.chunkId}, not ${manifest.chunkId}`, position);
   }
-  if (access.buyer.publicKeyHex !== toHex(nacl.box.keyPair.fromSecretKey(buyerSecretKey).publicKey)) {
+  if (access.buyer.publicKeyHex !== toHex(x25519PublicKey(buyerSecretKey))) {
     throw new StreamFormatError("ACCESS_WRONG_RECIPIENT", `access for ${access.chunkId} is sealed to another key`, position);
   }
   const key = openSealed(fromHex(access.buyer.wrappedKeyHex)!, buyerSecretKey);

@@ -3,7 +3,7 @@
  * canonical JSON of the payload; `payloadRef` is "inline" when the payload travels in the envelope and "hash-only"
  * when it does not; the Ed25519 signature covers the canonical JSON of the envelope without `signature`.
  */
-import nacl from "tweetnacl";
+import { ed25519Sign, ed25519Verify } from "./primitives.js";
 import { canonicalBytes, fromHex, isHash, sha256Tag, toHex } from "./encoding.js";
 import { StreamFormatError } from "./errors.js";
 
@@ -45,7 +45,7 @@ export function signEnvelope(
     payloadRef: inline ? ("inline" as const) : ("hash-only" as const),
     ...(inline ? { payload } : {}),
   };
-  const value = toHex(nacl.sign.detached(canonicalBytes(unsigned), signer.secretKey));
+  const value = toHex(ed25519Sign(canonicalBytes(unsigned), signer.secretKey));
   return { ...unsigned, signature: { keyId: signer.keyId, algorithm: "ed25519", value } };
 }
 
@@ -73,7 +73,7 @@ export function verifyEnvelope(value: unknown, publicKeyFor: (keyId: string) => 
   const publicKey = publicKeyFor(sig.keyId);
   const { signature: _sig, ...unsigned } = e;
   if (!publicKey) throw new StreamFormatError("SIGNER_UNKNOWN", `key ${sig.keyId} is not registered for ${e.machineId}`);
-  if (!nacl.sign.detached.verify(canonicalBytes(unsigned), fromHex(sig.value, 64)!, publicKey)) {
+  if (!ed25519Verify(canonicalBytes(unsigned), fromHex(sig.value, 64)!, publicKey)) {
     throw new StreamFormatError("ENVELOPE_SIGNATURE_INVALID", `the signature does not verify with key ${sig.keyId}`);
   }
   return e;

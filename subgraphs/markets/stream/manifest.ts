@@ -1,8 +1,8 @@
 /**
  * The chunk manifest `peaq.stream.chunks.v1` (docs/stream-formats.md): one per encrypted chunk, chained by `chunkId`,
- * signed with the machine's registered Ed25519 key (tweetnacl).
+ * signed with the machine's registered Ed25519 key.
  */
-import nacl from "tweetnacl";
+import { ed25519Sign } from "./primitives.js";
 import { canonicalBytes, sha256Tag, toHex } from "./encoding.js";
 
 export const CHUNK_SCHEMA = "peaq.stream.chunks.v1";
@@ -86,12 +86,12 @@ export function manifestSigningBytes(manifest: Omit<ChunkManifest, "signature"> 
 }
 
 export function signerPublicKeyHex(signer: ManifestSigner): string {
-  return toHex(nacl.sign.keyPair.fromSecretKey(signer.secretKey).publicKey);
+  return toHex(signer.secretKey.subarray(32));
 }
 
 /** Signs an unsigned manifest: fills `signature` (algorithm, DID, key ID, public key, value). */
 export function signManifest(unsigned: Omit<ChunkManifest, "signature">, signer: ManifestSigner, publicKeyHex = signerPublicKeyHex(signer)): ChunkManifest {
   const signature = { algorithm: "ed25519" as const, machineDid: signer.machineDid, keyId: signer.keyId, publicKeyHex };
-  const value = toHex(nacl.sign.detached(manifestSigningBytes({ ...unsigned, signature }), signer.secretKey));
+  const value = toHex(ed25519Sign(manifestSigningBytes({ ...unsigned, signature }), signer.secretKey));
   return { ...unsigned, signature: { ...signature, value } };
 }

@@ -4,7 +4,7 @@
  * ciphertext hash of every chunk. Each failure throws a StreamFormatError with its own code.
  */
 import { createHash } from "node:crypto";
-import nacl from "tweetnacl";
+import { ed25519Verify } from "./primitives.js";
 import { fromHex, isHash } from "./encoding.js";
 import { StreamFormatError } from "./errors.js";
 import {
@@ -71,7 +71,7 @@ export function verifyManifest(value: unknown, trusted: TrustedSigningKey[], pos
   if (!trusted.some((k) => k.machineDid === machineDid && k.keyId === keyId && k.publicKeyHex === publicKeyHex)) {
     throw new StreamFormatError("SIGNER_UNKNOWN", `key ${keyId} is not a registered signing key of ${machineDid}`, position);
   }
-  if (!nacl.sign.detached.verify(manifestSigningBytes(manifest), fromHex(signature, 64)!, fromHex(publicKeyHex, 32)!)) {
+  if (!ed25519Verify(manifestSigningBytes(manifest), fromHex(signature, 64)!, fromHex(publicKeyHex, 32)!)) {
     throw new StreamFormatError("SIGNATURE_INVALID", `chunk ${manifest.chunkId}: the signature does not verify`, position);
   }
   return manifest;
