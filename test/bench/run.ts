@@ -15,6 +15,9 @@
  * 6. Document 3: machine-agent heartbeats per second with 1,000 enrolled agents vs a bare node:http handler, on
  *    PGlite and (with DATABASE_URL) PostgreSQL (markets-heartbeats.ts).
  * 7. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
+ * 8. Document 3 stream formats: chunk encryption and decryption MB/s beside the raw XChaCha20-Poly1305 cipher, and
+ *    the peak RSS of encrypting a 256 MB stream generated on the fly (stream-formats.ts; alone:
+ *    BENCH_ONLY=stream-formats).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -27,6 +30,7 @@ import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
+import { benchStreamFormats } from "./stream-formats.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
@@ -45,6 +49,11 @@ async function load(opts: autocannon.Options): Promise<Sample> {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
+  if (process.env.BENCH_ONLY === "stream-formats") {
+    await benchStreamFormats(ROUNDS);
+    await rm(dataDir, { recursive: true, force: true });
+    return;
+  }
   if (process.env.BENCH_ONLY === "audit-events") {
     try {
       await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
@@ -98,6 +107,8 @@ async function main(): Promise<void> {
     console.error("machine-agent heartbeats ...");
     await benchHeartbeats({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
     await benchAuditEvents(dataDir, ROUNDS, DURATION_S, platformEnv, processes);
+    console.error("stream formats ...");
+    await benchStreamFormats(ROUNDS);
   } finally {
     for (const child of processes.reverse()) await child.stop();
     // A failed cleanup must not hide the error that ended the run.

@@ -109,5 +109,6 @@ export async function benchStreamFormats(rounds: number): Promise<void> {
 }
 
 if (process.argv[1]?.endsWith("stream-formats.ts")) {
+  // Run alone: npx tsx test/bench/stream-formats.ts
   await benchStreamFormats(Number(process.env.BENCH_ROUNDS ?? 3));
 }
