@@ -48,6 +48,21 @@ describe("stream primitives", () => {
     expect(x25519(fresh.privateKey, a.publicKey)).toEqual(nacl.scalarMult(a.secretKey, fresh.publicKey));
   });
 
+  it("a secret-key array refilled with another key is not answered from the cache", () => {
+    const a = nacl.box.keyPair();
+    const b = nacl.box.keyPair();
+    const secret = a.secretKey.slice();
+    expect(x25519KeyPair(secret).publicKey).toEqual(a.publicKey);
+    secret.set(b.secretKey);
+    expect(x25519KeyPair(secret).publicKey).toEqual(b.publicKey);
+    const s1 = nacl.sign.keyPair();
+    const s2 = nacl.sign.keyPair();
+    const signing = s1.secretKey.slice();
+    expect(ed25519Verify(new Uint8Array(1), ed25519Sign(new Uint8Array(1), signing), s1.publicKey)).toBe(true);
+    signing.set(s2.secretKey);
+    expect(ed25519Verify(new Uint8Array(1), ed25519Sign(new Uint8Array(1), signing), s2.publicKey)).toBe(true);
+  });
+
   it("X25519: null for a low-order or malformed public key", () => {
     const ours = x25519KeyPair(nacl.box.keyPair().secretKey);
     expect(x25519(ours.privateKey, new Uint8Array(32))).toBeNull();

@@ -6,15 +6,19 @@
  * OpenSSL's give the same bytes (deterministic signatures, same shared secrets: test/stream/primitives.test.ts
  * compares both) at a small fraction of that.
  */
-import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, sign, verify, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from "node:crypto";
 import nacl from "tweetnacl";
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
 const ZERO32 = b64(new Uint8Array(32));
 
-/** Secret keys are cached per array object, so the caller's reuse of one key costs one import. */
-const signingKeys = new WeakMap<Uint8Array, KeyObject>();
-const agreementKeys = new WeakMap<Uint8Array, { privateKey: KeyObject; publicKey: Uint8Array }>();
+/**
+ * Imported secret keys, cached per array object so the caller's reuse of one key costs one import; each entry keeps a
+ * copy of the bytes it was made from, so an array refilled with another key is imported afresh.
+ */
+const signingKeys = new WeakMap<Uint8Array, { bytes: Buffer; key: KeyObject }>();
+const agreementKeys = new WeakMap<Uint8Array, { bytes: Buffer; privateKey: KeyObject; publicKey: Uint8Array }>();
+const sameSecret = (bytes: Buffer, secret: Uint8Array) => bytes.length === secret.length && timingSafeEqual(bytes, secret);
 /** Public keys by hex, bounded: recipients and signers repeat from chunk to chunk. */
 const publicKeys = new Map<string, KeyObject>();
 
@@ -35,12 +39,13 @@ function publicKeyObject(crv: "Ed25519" | "X25519", publicKey: Uint8Array): KeyO
 
 export function ed25519Sign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
   if (secretKey.length !== 64) throw new RangeError("an Ed25519 secret key has 64 bytes (seed || public key)");
-  let key = signingKeys.get(secretKey);
-  if (!key) {
-    key = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", d: b64(secretKey.subarray(0, 32)), x: b64(secretKey.subarray(32)) }, format: "jwk" });
-    signingKeys.set(secretKey, key);
+  let entry = signingKeys.get(secretKey);
+  if (!entry || !sameSecret(entry.bytes, secretKey)) {
+    const key = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", d: b64(secretKey.subarray(0, 32)), x: b64(secretKey.subarray(32)) }, format: "jwk" });
+    entry = { bytes: Buffer.from(secretKey), key };
+    signingKeys.set(secretKey, entry);
   }
-  return new Uint8Array(sign(null, message, key));
+  return new Uint8Array(sign(null, message, entry.key));
 }
 
 export function ed25519Verify(message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {
@@ -68,11 +73,11 @@ export function x25519KeyPair(secretKey?: Uint8Array): { privateKey: KeyObject; 
   }
   if (secretKey.length !== 32) throw new RangeError("an X25519 secret key has 32 bytes");
   let pair = agreementKeys.get(secretKey);
-  if (!pair) {
-    pair = importAgreementKey(secretKey);
+  if (!pair || !sameSecret(pair.bytes, secretKey)) {
+    pair = { bytes: Buffer.from(secretKey), ...importAgreementKey(secretKey) };
     agreementKeys.set(secretKey, pair);
   }
-  return pair;
+  return { privateKey: pair.privateKey, publicKey: pair.publicKey };
 }
 
 /** X25519 shared secret; null for a malformed or low-order public key (an all-zero result, which OpenSSL refuses). */
