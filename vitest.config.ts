@@ -23,6 +23,7 @@ export const FAST_TEST_FILES = [
   "test/ratings/event-decoder.test.ts",
   "test/ratings/mcr-score.test.ts",
   "test/rest-shim/*.test.ts",
+  "test/stream/*.test.ts",
   "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",
   "test/verify/evidence-check.test.ts",

@@ -19,6 +19,9 @@
  *    through create, intent and execute with the delegation policy on, PostgreSQL and PGlite (markets-orders.ts).
  * 9. Document 3 payments: wallet proof checks per second beside bare eth_getTransactionReceipt (payment-proofs.ts;
  *    alone: `BENCH_ONLY=payment-proofs npm run bench`).
+ * 10. Document 3 stream formats: chunk encryption and decryption MB/s beside the raw XChaCha20-Poly1305 cipher, and
+ *    the peak RSS of encrypting a 256 MB stream generated on the fly (stream-formats.ts; alone:
+ *    BENCH_ONLY=stream-formats).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -33,6 +36,7 @@ import { benchHeartbeats } from "./markets-heartbeats.js";
 import { benchAuditEvents } from "./audit-events.js";
 import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
+import { benchStreamFormats } from "./stream-formats.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
@@ -51,8 +55,9 @@ async function load(opts: autocannon.Options): Promise<Sample> {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
-  if (process.env.BENCH_ONLY === "payment-proofs") {
-    await benchPaymentProofs(ROUNDS);
+  if (process.env.BENCH_ONLY === "payment-proofs" || process.env.BENCH_ONLY === "stream-formats") {
+    if (process.env.BENCH_ONLY === "payment-proofs") await benchPaymentProofs(ROUNDS);
+    else await benchStreamFormats(ROUNDS);
     await rm(dataDir, { recursive: true, force: true });
     return;
   }
@@ -112,6 +117,8 @@ async function main(): Promise<void> {
     await benchOrders({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
     console.error("payment proof checks ...");
     await benchPaymentProofs(ROUNDS);
+    console.error("stream formats ...");
+    await benchStreamFormats(ROUNDS);
   } finally {
     for (const child of processes.reverse()) await child.stop();
     // A failed cleanup must not hide the error that ended the run.
