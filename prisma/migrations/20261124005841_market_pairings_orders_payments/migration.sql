@@ -120,11 +120,16 @@ CREATE UNIQUE INDEX "market_payment_tx_hash_key" ON "market_payment"("tx_hash");
 -- The order and payment state machines of public notes 2.7, enforced here whatever the caller (hand-written: Prisma
 -- does not model checks or triggers). subgraphs/markets/order-states.ts holds the same tables for the services'
 -- conditional updates; test/markets/order-states.test.ts proves the two agree.
-ALTER TABLE "market_order" ADD CONSTRAINT "market_order_status_check" CHECK ("status" IN
-  ('created', 'payment_pending', 'ready', 'executing', 'delivered', 'confirmed', 'handoff', 'disputed', 'failed', 'cancelled'));
-ALTER TABLE "market_payment" ADD CONSTRAINT "market_payment_status_check" CHECK ("status" IN
-  ('intent_created', 'held', 'release_pending', 'released', 'not_required', 'refunded', 'frozen'));
-ALTER TABLE "market_agent_pairing" ADD CONSTRAINT "market_agent_pairing_status_check" CHECK ("status" IN ('active', 'paused', 'revoked'));
+-- No CHECK constraints: Prisma's schema engine cannot introspect them on PostgreSQL (its drift check panics reading
+-- constraint_type), so the allowed values are enforced by the triggers below (the order and payment triggers accept
+-- only a legal first status and legal transitions, which name allowed values only).
+CREATE FUNCTION market_agent_pairing_status() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.status IN ('active', 'paused', 'revoked') THEN RETURN NEW; END IF;
+  RAISE EXCEPTION 'market agent pairing status must be active, paused or revoked, not %', NEW.status USING ERRCODE = 'check_violation';
+END $$;
+CREATE TRIGGER market_agent_pairing_status BEFORE INSERT OR UPDATE OF status ON "market_agent_pairing"
+  FOR EACH ROW EXECUTE FUNCTION market_agent_pairing_status();
 
 CREATE FUNCTION market_order_transition() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
