@@ -58,15 +58,26 @@ export function startCommand(executable: string, args: string[], env: Record<str
       child.kill("SIGKILL");
       reject(new Error(`${args.join(" ")} not ready in time:\n${output}`));
     }, timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/^ready$/m.test(output)) {
-        clearTimeout(timer);
-        resolve(handle);
-      }
+    // Lines are matched as they complete: testing the whole output on every chunk was quadratic, and with one log
+    // line per request it made the reading process (a benchmark's load generator) the bottleneck.
+    let ready = false;
+    const reader = () => {
+      let partial = "";
+      return (chunk: Buffer) => {
+        const text = chunk.toString();
+        output += text;
+        if (ready) return;
+        const lines = (partial + text).split("\n");
+        partial = lines.pop() ?? "";
+        if (lines.some((line) => line.replace(/\r$/, "") === "ready")) {
+          ready = true;
+          clearTimeout(timer);
+          resolve(handle);
+        }
+      };
     };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
+    child.stdout!.on("data", reader());
+    child.stderr!.on("data", reader());
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`${args.join(" ")} exited with ${code}:\n${output}`));
