@@ -73,7 +73,7 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
     ...errorAndSchemaOptions(config, options.report),
     ...cost,
     plugins: [
-      operationMetricsPlugin(),
+      ...(config.requestMetrics === false ? [] : [operationMetricsPlugin()]),
       ...(cost.plugins ?? []),
       perIpLimits({
         budgets: rootFieldBudgets(options.supergraphSdl),

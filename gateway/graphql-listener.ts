@@ -24,7 +24,7 @@ import type { PlatformLog } from "../subgraphs/shared/observability/log.js";
 export interface GraphQLListenerOptions {
   host: string;
   port: number;
-  config: Pick<PlatformConfig, "listeners" | "graphql" | "trustProxy" | "internalToken">;
+  config: Pick<PlatformConfig, "listeners" | "graphql" | "trustProxy" | "internalToken"> & Partial<Pick<PlatformConfig, "logRequests" | "requestMetrics">>;
   /**
    * `public`: anyone may call (the gateway). A request carrying the internal token comes from the platform's own REST
    * role: its client IP header is believed and it was already counted against the per-IP limits.
@@ -62,7 +62,10 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
     return503OnClosing: false,
   });
   capConnections(app, config.listeners);
-  observeRequests(app, options.audience === "public" ? "graphql" : "subgraph", options.log);
+  observeRequests(app, options.audience === "public" ? "graphql" : "subgraph", {
+    log: config.logRequests === false ? undefined : options.log,
+    metrics: config.requestMetrics,
+  });
 
   if (options.audience === "internal") {
     app.addHook("onRequest", async (request, reply) => {

@@ -42,7 +42,9 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
-  logger.info("ready");
+  // The lifecycle line that launchers and tests wait for: written at every level but silent, so that LOG_LEVEL=error
+  // (no info lines) still says when the platform serves.
+  if (config.logLevel !== "silent") console.error("ready");
 }
 
 main().catch((error) => {

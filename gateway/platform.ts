@@ -289,7 +289,7 @@ async function listenRest(
   log: PlatformLog,
   answerVersions?: AnswerVersions,
 ): Promise<{ urls: Record<string, string>; listeners: RunningListener[] }> {
-  const rest = createRestListeners({ config, executor: instrumentExecutor(executor), rateLimiter, log, answerVersions });
+  const rest = createRestListeners({ config, executor: config.requestMetrics ? instrumentExecutor(executor) : executor, rateLimiter, log, answerVersions });
   try {
     const { httpUrl, marketsUrl, mcr2Url } = await rest.listen();
     return { urls: { http: httpUrl, markets: marketsUrl, mcr2: mcr2Url }, listeners: [{ url: httpUrl, close: () => rest.close() }] };

@@ -138,7 +138,7 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
     send(reply, area.internalError);
   });
 
-  observeRequests(app, listener, log);
+  observeRequests(app, listener, { log: deps.config.logRequests ? log : undefined, metrics: deps.config.requestMetrics });
   serveOpenApi(app, listener, routes, deps.config);
   for (const route of routes) {
     const routeOptions = compileRoute(route, deps);

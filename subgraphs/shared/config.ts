@@ -5,7 +5,7 @@
  * and the process entry build a config without touching `process.env`.
  */
 import path from "node:path";
-import { ConfigError, int, list, type Env } from "./config/env.js";
+import { ConfigError, int, list, logLevel, off, type Env } from "./config/env.js";
 import { loadGraphQLLimits, loadListenerLimits, type GraphQLLimits, type ListenerLimits } from "./config/edges.js";
 import { loadMarketsConfig, type MarketsConfig } from "./config/markets.js";
 import { loadMarketsWorkConfig, type MarketsWorkConfig } from "./config/markets-work.js";
@@ -178,6 +178,10 @@ export interface PlatformConfig {
   migrationLockTimeoutMs: number;
   /** Log level: silent, error, info. */
   logLevel: "silent" | "error" | "info";
+  /** One JSON log line per request on every listener (`LOG_REQUESTS=0`: none; other info lines stay). */
+  logRequests: boolean;
+  /** Per-request REST and GraphQL operation metrics (`REQUEST_METRICS=0`: not counted; chain and pool metrics stay). */
+  requestMetrics: boolean;
   /**
    * Role `all`: the REST shim reuses a success answer of a route declared a function of chain state while the block
    * it was read at is still pinned (`SHIM_ANSWER_REUSE=0` runs every request through the gateway instead).
@@ -286,7 +290,9 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     internalToken: env.INTERNAL_TOKEN || undefined,
     allowDemoOnNetwork: env.ALLOW_DEMO_ON_NETWORK === "1",
     migrationLockTimeoutMs: int(env, "MIGRATION_LOCK_TIMEOUT_MS", 60_000),
-    logLevel: (env.LOG_LEVEL as PlatformConfig["logLevel"]) || "info",
+    logLevel: logLevel(env.LOG_LEVEL),
+    logRequests: !off(env.LOG_REQUESTS),
+    requestMetrics: !off(env.REQUEST_METRICS),
     shimAnswerReuse: env.SHIM_ANSWER_REUSE !== "0",
   };
 }

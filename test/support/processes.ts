@@ -66,7 +66,11 @@ export function startCommand(executable: string, args: string[], env: Record<str
       return (chunk: Buffer) => {
         const text = chunk.toString();
         output += text;
-        if (ready) return;
+        if (ready) {
+          // Once serving, a platform that logs every request writes megabytes: keep only the tail for diagnostics.
+          if (output.length > 1 << 20) output = output.slice(-(1 << 16));
+          return;
+        }
         const lines = (partial + text).split("\n");
         partial = lines.pop() ?? "";
         if (lines.some((line) => line.replace(/\r$/, "") === "ready")) {

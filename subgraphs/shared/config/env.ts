@@ -15,3 +15,14 @@ export function int(env: Env, name: string, fallback: number): number {
 export function list(raw: string | undefined): string[] {
   return (raw || "").split(",").map((item) => item.trim()).filter(Boolean);
 }
+
+/** A switch that is on unless set to `0` or `false`. */
+export const off = (raw: string | undefined): boolean => raw === "0" || raw === "false";
+
+/** LOG_LEVEL: info (default), error (`warn` is taken as error) or silent; anything else is refused at start. */
+export function logLevel(raw: string | undefined): "silent" | "error" | "info" {
+  if (raw === undefined || raw === "") return "info";
+  if (raw === "warn") return "error";
+  if (raw === "silent" || raw === "error" || raw === "info") return raw;
+  throw new ConfigError("LOG_LEVEL must be info, error (or warn) or silent");
+}

@@ -6,12 +6,16 @@
  *   one log line (method, route pattern, status, duration, request ID, client IP).
  * The route label is the pattern the router matched (`/mcr/:did`), never the raw path: bounded by the route table,
  * and free of identifiers and tokens.
+ *
+ * Per request this costs a Map lookup for the route's label sets (built once per method, route and status) and one
+ * line written by construction (`requestLineWriter`: no redaction pass, every field is the platform's own). Either
+ * part can be switched off (`LOG_REQUESTS=0`, `REQUEST_METRICS=0`) to measure what it costs.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { REQUEST_ID_HEADER } from "../context.js";
-import type { PlatformLog } from "./log.js";
+import { requestLineWriter, type PlatformLog } from "./log.js";
 import { rateLimitRefusals, restRequestDuration, restRequests } from "./metrics.js";
 
 /** A client's request ID is kept when it is short and plain; anything else could inject text into log lines. */
@@ -26,23 +30,49 @@ export const requestIdOptions = {
   },
 };
 
-export function observeRequests(app: FastifyInstance, listener: string, log?: PlatformLog): void {
+export interface RequestObservation {
+  /** Request log lines; none when absent (or when its level is above info). */
+  log?: PlatformLog;
+  /** Per-request metrics (default on). */
+  metrics?: boolean;
+}
+
+interface RouteLabels {
+  count: { listener: string; method: string; route: string; status: string };
+  duration: { listener: string; method: string; route: string };
+}
+
+export function observeRequests(app: FastifyInstance, listener: string, options: RequestObservation = {}): void {
   app.addHook("onRequest", (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-  const logs = log !== undefined && log.isLevelEnabled("info");
+  const writeLine = options.log !== undefined && options.log.isLevelEnabled("info") ? requestLineWriter(options.log, listener) : undefined;
+  const metrics = options.metrics !== false;
+  if (!writeLine && !metrics) return;
+  // Label objects per method, route and status, made once: bounded by the route table (and the statuses it answers).
+  const labelSets = new Map<string, RouteLabels>();
+  const labelsOf = (method: string, route: string, status: number): RouteLabels => {
+    const key = `${method} ${status} ${route}`;
+    let labels = labelSets.get(key);
+    if (labels === undefined) {
+      labels = { count: { listener, method, route, status: String(status) }, duration: { listener, method, route } };
+      labelSets.set(key, labels);
+    }
+    return labels;
+  };
   app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";
     const method = request.method;
     const status = reply.statusCode;
     const durationMs = reply.elapsedTime;
-    restRequests.inc({ listener, method, route, status: String(status) });
-    restRequestDuration.observe({ listener, method, route }, durationMs / 1000);
-    if (status === 429) rateLimitRefusals.inc({ listener, route });
-    if (logs) {
-      log.info({ listener, method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, requestId: request.id, clientIp: request.ip }, "request");
+    if (metrics) {
+      const labels = labelsOf(method, route, status);
+      restRequests.inc(labels.count);
+      restRequestDuration.observe(labels.duration, durationMs / 1000);
+      if (status === 429) rateLimitRefusals.inc({ listener, route });
     }
+    if (writeLine) writeLine(method, route, status, durationMs, request.id, request.ip);
     done();
   });
 }

@@ -1,8 +1,13 @@
 /**
  * Structured logs (pino): JSON lines on stdout, or pino-pretty's human-readable lines when NODE_ENV=development.
  * Secrets are removed by configuration, not by care at each call site: every path in `REDACT_PATHS` is replaced
- * by `[redacted]` whatever logs it. Request lines carry the route pattern, never the raw URL (paths and queries can
- * hold identifiers and tokens), and no header values.
+ * by `[redacted]` whatever logs it through the logger.
+ *
+ * The per-request line is the exception, redacted by construction instead: `requestLineWriter` writes a fixed set
+ * of fields the platform itself chose (listener, method, route pattern, status, duration, request ID, client IP),
+ * never the raw URL (paths and queries can hold identifiers and tokens) and no header values, so there is nothing
+ * to redact. pino's wildcard redaction walked every line for 54 paths: about 200 us per line on this machine, more
+ * than the whole answer of a reused read.
  */
 import { pino, type DestinationStream, type Logger } from "pino";
 import type { PlatformConfig } from "../config.js";
@@ -35,6 +40,31 @@ export const REDACT_PATHS = SECRET_NAMES.flatMap((name) => {
 });
 
 export type PlatformLog = Logger;
+
+/** Writes one request line: method, route pattern, status, duration (ms), request ID, client IP. */
+export type RequestLineWriter = (method: string, route: string, status: number, durationMs: number, requestId: string, clientIp: string | undefined) => void;
+
+/**
+ * The request line for `listener`, in the logger's format (`{"level":30,"time":…,"pid":…,…,"msg":"request"}`) and
+ * to its destination. Strings are JSON-quoted; the request ID is the client's only when well formed (http.ts).
+ */
+export function requestLineWriter(log: PlatformLog, listener: string): RequestLineWriter {
+  const stream = (log as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
+  const head = `{"level":30,"time":"`;
+  const pidAndListener = `","pid":${process.pid},"listener":${JSON.stringify(listener)},"method":`;
+  let millisecond = -1;
+  let time = "";
+  return (method, route, status, durationMs, requestId, clientIp) => {
+    const now = Date.now();
+    if (now !== millisecond) {
+      millisecond = now;
+      time = new Date(now).toISOString();
+    }
+    stream.write(
+      `${head}${time}${pidAndListener}${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":${Math.round(durationMs * 1000) / 1000},"requestId":${JSON.stringify(requestId)},${clientIp === undefined ? "" : `"clientIp":${JSON.stringify(clientIp)},`}"msg":"request"}\n`,
+    );
+  };
+}
 
 export function createLog(config: Pick<PlatformConfig, "logLevel" | "development">, destination?: DestinationStream): PlatformLog {
   const options = {
