@@ -31,8 +31,11 @@ async function post(url: string, body: unknown): Promise<any> {
   return JSON.parse(text);
 }
 
-/** Starts role `all`, binds demo machine 1 and enrols AGENTS agents, each allowed its own provider key. */
-async function preparePlatform(dataDir: string, env: Record<string, string>): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
+/**
+ * Starts role `all`, binds demo machine 1 and enrols AGENTS agents, each allowed its own provider key. `nodeFlags`
+ * go to the platform's node (profile-heartbeats.ts: `--cpu-prof`).
+ */
+export async function preparePlatform(dataDir: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
   const [http, markets, graphql, anvil, mcr2, altchain] = await Promise.all(Array.from({ length: 6 }, freePort));
   const process = await startRole(["all"], {
     DATA_DIR: dataDir,
@@ -45,7 +48,7 @@ async function preparePlatform(dataDir: string, env: Record<string, string>): Pr
     DEMO_PROVIDER_PORT: "0",
     RATE_LIMIT_MARKETS_PER_IP: "1000000000",
     ...env,
-  }, 180_000);
+  }, 180_000, [...nodeFlags, "gateway/main.ts", "all"]);
   const api = `http://127.0.0.1:${markets}/api/v1`;
   const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
   const machine = demo.machines[0];
@@ -72,7 +75,7 @@ async function sample(url: string, options: Options): Promise<Sample> {
 }
 
 /** One autocannon run whose requests cycle through every agent. */
-async function heartbeats(url: string, tokens: string[], options: Options): Promise<Sample> {
+export async function heartbeats(url: string, tokens: string[], options: Options): Promise<Sample> {
   let next = 0;
   const result = await autocannon({
     url,

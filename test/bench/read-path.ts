@@ -7,7 +7,8 @@
  * `git archive main | tar -x -C <dir>` with node_modules and the generated Prisma client beside it) and measures it
  * in the same rounds: today's and the new figure from one run. A second platform with the shim's answer reuse off
  * (`SHIM_ANSWER_REUSE=0`) shows what a request costs when the chain moved since the last one (`BENCH_READ_UNCACHED=0`
- * skips it).
+ * skips it), and a third without per-request logs and metrics (`LOG_REQUESTS=0 REQUEST_METRICS=0`) what those cost
+ * (`BENCH_READ_UNOBSERVED=0` skips it).
  *
  * Alone: `BENCH_ONLY=read npm run bench`.
  */
@@ -69,6 +70,10 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
     targets.push({ name: "shim, before (BENCH_READ_BEFORE)", url, samples: [] });
   }
   targets.push({ name: "REST shim -> gateway", url: options.readUrl, samples: [] });
+  if (process.env.BENCH_READ_UNOBSERVED !== "0") {
+    const url = await startPlatformCopy(options, "unobserved", { LOG_REQUESTS: "0", REQUEST_METRICS: "0" });
+    targets.push({ name: "shim, logs + metrics off", url, samples: [] });
+  }
   if (process.env.BENCH_READ_UNCACHED !== "0") {
     targets.push({ name: "shim, SHIM_ANSWER_REUSE=0", url: await startPlatformCopy(options, "uncached", { SHIM_ANSWER_REUSE: "0" }), samples: [] });
   }
