@@ -5,6 +5,8 @@
  * transaction. On PGlite, and on PostgreSQL (a throw-away database) when DATABASE_URL is set (target: >= 1,000/s).
  *
  * Standalone: `npx tsx test/bench/markets-heartbeats.ts` (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS).
+ * `BENCH_HEARTBEATS_BEFORE=<dir>` also runs another checkout (set up as for BENCH_READ_BEFORE, docs/performance.md)
+ * in the same rounds, for before/after figures from one run.
  */
 import autocannon from "autocannon";
 import { Wallet } from "ethers";
@@ -35,7 +37,7 @@ async function post(url: string, body: unknown): Promise<any> {
  * Starts role `all`, binds demo machine 1 and enrols AGENTS agents, each allowed its own provider key. `nodeFlags`
  * go to the platform's node (profile-heartbeats.ts: `--cpu-prof`).
  */
-export async function preparePlatform(dataDir: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
+export async function preparePlatform(dataDir: string, env: Record<string, string>, nodeFlags: string[] = [], main = "gateway/main.ts"): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
   const [http, markets, graphql, anvil, mcr2, altchain] = await Promise.all(Array.from({ length: 6 }, freePort));
   const process = await startRole(["all"], {
     DATA_DIR: dataDir,
@@ -48,7 +50,7 @@ export async function preparePlatform(dataDir: string, env: Record<string, strin
     DEMO_PROVIDER_PORT: "0",
     RATE_LIMIT_MARKETS_PER_IP: "1000000000",
     ...env,
-  }, 180_000, [...nodeFlags, "gateway/main.ts", "all"]);
+  }, 180_000, [...nodeFlags, main, "all"]);
   const api = `http://127.0.0.1:${markets}/api/v1`;
   const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
   const machine = demo.machines[0];
@@ -95,30 +97,50 @@ export async function heartbeats(url: string, tokens: string[], options: Options
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
-async function measure(label: string, dataDir: string, env: Record<string, string>, bareUrl: string, options: Options, processes: RoleProcess[]) {
-  console.error(`heartbeats on ${label}: starting a platform and enrolling ${AGENTS} agents ...`);
-  const platform = await preparePlatform(dataDir, env);
-  processes.push(platform.process);
-  const url = `${platform.api}/machine-agents/heartbeat`;
-  await heartbeats(url, platform.tokens, { ...options, durationS: 2 });
-  const shim: Sample[] = [];
+/** A platform to measure: this checkout, or (`root`) another one, e.g. a copy of main for a before/after run. */
+interface Variant {
+  name: string;
+  root?: string;
+}
+
+function variants(): Variant[] {
+  const before = process.env.BENCH_HEARTBEATS_BEFORE;
+  return before ? [{ name: "before", root: before }, { name: "this code" }] : [{ name: "this code" }];
+}
+
+/** `envs[i]` is the environment of `variants()[i]` (each its own database). */
+async function measure(label: string, dataDir: string, envs: Array<Record<string, string>>, bareUrl: string, options: Options, processes: RoleProcess[]) {
+  const platforms: Array<{ variant: Variant; url: string; api: string; tokens: string[]; shim: Sample[]; read: Sample[]; process: RoleProcess }> = [];
+  for (const [index, variant] of variants().entries()) {
+    const env = envs[index]!;
+    console.error(`heartbeats on ${label} (${variant.name}): starting a platform and enrolling ${AGENTS} agents ...`);
+    const main = variant.root ? path.join(variant.root, "gateway", "main.ts") : "gateway/main.ts";
+    const platform = await preparePlatform(path.join(dataDir, variant.name.replace(/\W/g, "-")), env, [], main);
+    processes.push(platform.process);
+    const url = `${platform.api}/machine-agents/heartbeat`;
+    await heartbeats(url, platform.tokens, { ...options, durationS: 2 });
+    platforms.push({ variant, url, api: platform.api, tokens: platform.tokens, shim: [], read: [], process: platform.process });
+  }
   const bare: Sample[] = [];
-  const read: Sample[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     console.error(`round ${round}/${options.rounds}: heartbeats (${label}) ...`);
-    bare.push(await heartbeats(bareUrl, platform.tokens, options));
-    // The same stack without writes: what the shim, gateway and subgraph cost on this machine right now.
-    read.push(await sample(`${platform.api}/machines?limit=1`, options));
-    shim.push(await heartbeats(url, platform.tokens, options));
+    bare.push(await heartbeats(bareUrl, platforms[0]!.tokens, options));
+    for (const p of platforms) {
+      // The same stack without writes: what the shim, gateway and subgraph cost on this machine right now.
+      p.read.push(await sample(`${p.api}/machines?limit=1`, options));
+      p.shim.push(await heartbeats(p.url, p.tokens, options));
+    }
   }
-  console.log(`\nPOST /api/v1/machine-agents/heartbeat, ${AGENTS} agents, ${label}, ${options.connections} connections, ${options.rounds} x ${options.durationS}s (medians)`);
+  console.log(`\nPOST /api/v1/machine-agents/heartbeat, ${AGENTS} agents, ${label}, ${options.connections} connections, ${options.rounds} x ${options.durationS}s (medians; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")})`);
   const b = summarize("bare node:http (baseline)", bare, 34);
-  const r = summarize("GET /api/v1/machines?limit=1 (stack)", read, 34);
-  const s = summarize(`heartbeats, ${label}`, shim, 34);
-  console.log(`  heartbeats / bare throughput       ${((100 * s.rps) / b.rps).toFixed(1)}%`);
-  console.log(`  heartbeats / stack read            ${((100 * s.rps) / r.rps).toFixed(1)}%`);
-  await platform.process.stop();
-  return s;
+  for (const p of platforms) {
+    const suffix = platforms.length > 1 ? ` (${p.variant.name})` : "";
+    const r = summarize(`GET /api/v1/machines?limit=1${suffix}`, p.read, 34);
+    const s = summarize(`heartbeats, ${label}${suffix}`, p.shim, 34);
+    console.log(`  heartbeats / bare throughput${suffix}       ${((100 * s.rps) / b.rps).toFixed(1)}%`);
+    console.log(`  heartbeats / stack read${suffix}            ${((100 * s.rps) / r.rps).toFixed(1)}%`);
+  }
+  for (const p of platforms) await p.process.stop();
 }
 
 export async function benchHeartbeats(options: Options): Promise<void> {
@@ -132,13 +154,16 @@ export async function benchHeartbeats(options: Options): Promise<void> {
     processes.push(bare);
     const bareUrl = `http://127.0.0.1:${barePort}/api/v1/machine-agents/heartbeat`;
     // Children inherit this process's environment: an empty DATABASE_URL keeps the PGlite run on PGlite.
-    await measure("PGlite", path.join(dataDir, "pglite"), { DATABASE_URL: "" }, bareUrl, options, processes);
+    if (process.env.BENCH_HEARTBEATS_PGLITE !== "0") {
+      await measure("PGlite", path.join(dataDir, "pglite"), variants().map(() => ({ DATABASE_URL: "" })), bareUrl, options, processes);
+    }
     if (process.env.DATABASE_URL) {
-      const database = await createPostgresDatabase();
+      const databases: Awaited<ReturnType<typeof createPostgresDatabase>>[] = [];
       try {
-        await measure("PostgreSQL", path.join(dataDir, "pg"), { DATABASE_URL: database.url }, bareUrl, options, processes);
+        for (const _ of variants()) databases.push(await createPostgresDatabase());
+        await measure("PostgreSQL", path.join(dataDir, "pg"), databases.map((db) => ({ DATABASE_URL: db.url })), bareUrl, options, processes);
       } finally {
-        await database.drop();
+        for (const database of databases) await database.drop();
       }
     } else {
       console.log("  (set DATABASE_URL to measure heartbeats on PostgreSQL too)");
