@@ -13,12 +13,14 @@ import { Wallet } from "ethers";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
-import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { execPath } from "node:process";
+import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
 import { summarize, type Sample } from "./stats.js";
 
 export const AGENTS = 1000;
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 interface Options {
   rounds: number;
@@ -37,9 +39,9 @@ async function post(url: string, body: unknown): Promise<any> {
  * Starts role `all`, binds demo machine 1 and enrols AGENTS agents, each allowed its own provider key. `nodeFlags`
  * go to the platform's node (profile-heartbeats.ts: `--cpu-prof`).
  */
-export async function preparePlatform(dataDir: string, env: Record<string, string>, nodeFlags: string[] = [], main = "gateway/main.ts"): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
+export async function preparePlatform(dataDir: string, env: Record<string, string>, nodeFlags: string[] = [], root?: string): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
   const [http, markets, graphql, anvil, mcr2, altchain] = await Promise.all(Array.from({ length: 6 }, freePort));
-  const process = await startRole(["all"], {
+  const process = await startCommand(execPath, [...nodeFlags, "--import", "tsx", path.join(root ?? projectRoot, "gateway", "main.ts"), "all"], {
     DATA_DIR: dataDir,
     HTTP_PORT: String(http),
     MARKETS_PORT: String(markets),
@@ -50,7 +52,7 @@ export async function preparePlatform(dataDir: string, env: Record<string, strin
     DEMO_PROVIDER_PORT: "0",
     RATE_LIMIT_MARKETS_PER_IP: "1000000000",
     ...env,
-  }, 180_000, [...nodeFlags, main, "all"]);
+  }, 180_000, root ?? projectRoot);
   const api = `http://127.0.0.1:${markets}/api/v1`;
   const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
   const machine = demo.machines[0];
@@ -114,8 +116,7 @@ async function measure(label: string, dataDir: string, envs: Array<Record<string
   for (const [index, variant] of variants().entries()) {
     const env = envs[index]!;
     console.error(`heartbeats on ${label} (${variant.name}): starting a platform and enrolling ${AGENTS} agents ...`);
-    const main = variant.root ? path.join(variant.root, "gateway", "main.ts") : "gateway/main.ts";
-    const platform = await preparePlatform(path.join(dataDir, variant.name.replace(/\W/g, "-")), env, [], main);
+    const platform = await preparePlatform(path.join(dataDir, variant.name.replace(/\W/g, "-")), env, [], variant.root);
     processes.push(platform.process);
     const url = `${platform.api}/machine-agents/heartbeat`;
     await heartbeats(url, platform.tokens, { ...options, durationS: 2 });
