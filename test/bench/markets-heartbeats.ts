@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
 import { execPath } from "node:process";
 import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
-import { summarize, type Sample } from "./stats.js";
+import { measureCpu, summarize, type Sample } from "./stats.js";
 
 export const AGENTS = 1000;
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -73,13 +73,19 @@ function heartbeatBody(token: string, index: number): string {
   return JSON.stringify({ agentToken: token, leaseSeconds: 60, endpoint: { providerKey: `p${index}`, endpointBaseUrl: `http://10.0.${index >> 8}.${index & 255}:8080` } });
 }
 
-async function sample(url: string, options: Options): Promise<Sample> {
-  const result = await autocannon({ url, connections: options.connections, duration: options.durationS });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+async function sample(url: string, options: Options, pid?: number): Promise<Sample> {
+  return measureCpu(pid, async () => {
+    const result = await autocannon({ url, connections: options.connections, duration: options.durationS });
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
+  });
 }
 
 /** One autocannon run whose requests cycle through every agent. */
-export async function heartbeats(url: string, tokens: string[], options: Options): Promise<Sample> {
+export async function heartbeats(url: string, tokens: string[], options: Options, pid?: number): Promise<Sample> {
+  return measureCpu(pid, () => heartbeatRound(url, tokens, options));
+}
+
+async function heartbeatRound(url: string, tokens: string[], options: Options): Promise<Sample & { total: number }> {
   let next = 0;
   const result = await autocannon({
     url,
@@ -96,7 +102,7 @@ export async function heartbeats(url: string, tokens: string[], options: Options
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
 }
 
 /** A platform to measure: this checkout, or (`root`) another one, e.g. a copy of main for a before/after run. */
@@ -111,7 +117,8 @@ function variants(): Variant[] {
 }
 
 /** `envs[i]` is the environment of `variants()[i]` (each its own database). */
-async function measure(label: string, dataDir: string, envs: Array<Record<string, string>>, bareUrl: string, options: Options, processes: RoleProcess[]) {
+async function measure(label: string, dataDir: string, envs: Array<Record<string, string>>, bare: { url: string; pid?: number }, options: Options, processes: RoleProcess[]) {
+  const { url: bareUrl, pid: barePid } = bare;
   const platforms: Array<{ variant: Variant; url: string; api: string; tokens: string[]; shim: Sample[]; read: Sample[]; process: RoleProcess }> = [];
   for (const [index, variant] of variants().entries()) {
     const env = envs[index]!;
@@ -122,24 +129,26 @@ async function measure(label: string, dataDir: string, envs: Array<Record<string
     await heartbeats(url, platform.tokens, { ...options, durationS: 2 });
     platforms.push({ variant, url, api: platform.api, tokens: platform.tokens, shim: [], read: [], process: platform.process });
   }
-  const bare: Sample[] = [];
+  const bareSamples: Sample[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     console.error(`round ${round}/${options.rounds}: heartbeats (${label}) ...`);
-    bare.push(await heartbeats(bareUrl, platforms[0]!.tokens, options));
+    bareSamples.push(await heartbeats(bareUrl, platforms[0]!.tokens, options, barePid));
     for (const p of platforms) {
       // The same stack without writes: what the shim, gateway and subgraph cost on this machine right now.
-      p.read.push(await sample(`${p.api}/machines?limit=1`, options));
-      p.shim.push(await heartbeats(p.url, p.tokens, options));
+      const pid = p.process.child.pid;
+      p.read.push(await sample(`${p.api}/machines?limit=1`, options, pid));
+      p.shim.push(await heartbeats(p.url, p.tokens, options, pid));
     }
   }
   console.log(`\nPOST /api/v1/machine-agents/heartbeat, ${AGENTS} agents, ${label}, ${options.connections} connections, ${options.rounds} x ${options.durationS}s (medians; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")})`);
-  const b = summarize("bare node:http (baseline)", bare, 34);
+  const b = summarize("bare node:http (baseline)", bareSamples, 34);
   for (const p of platforms) {
     const suffix = platforms.length > 1 ? ` (${p.variant.name})` : "";
     const r = summarize(`GET /api/v1/machines?limit=1${suffix}`, p.read, 34);
     const s = summarize(`heartbeats, ${label}${suffix}`, p.shim, 34);
     console.log(`  heartbeats / bare throughput${suffix}       ${((100 * s.rps) / b.rps).toFixed(1)}%`);
-    console.log(`  heartbeats / stack read${suffix}            ${((100 * s.rps) / r.rps).toFixed(1)}%`);
+    const cpu = s.cpuUs && r.cpuUs ? `; CPU per request: read / heartbeat ${((100 * r.cpuUs) / s.cpuUs).toFixed(1)}%` : "";
+    console.log(`  heartbeats / stack read${suffix}            ${((100 * s.rps) / r.rps).toFixed(1)}%${cpu}`);
   }
   for (const p of platforms) await p.process.stop();
 }
@@ -153,16 +162,16 @@ export async function benchHeartbeats(options: Options): Promise<void> {
     const barePort = await freePort();
     const bare = await startRole([], {}, 30_000, ["test/bench/bare-server.ts", String(barePort), bodyFile]);
     processes.push(bare);
-    const bareUrl = `http://127.0.0.1:${barePort}/api/v1/machine-agents/heartbeat`;
+    const bareTarget = { url: `http://127.0.0.1:${barePort}/api/v1/machine-agents/heartbeat`, pid: bare.child.pid };
     // Children inherit this process's environment: an empty DATABASE_URL keeps the PGlite run on PGlite.
     if (process.env.BENCH_HEARTBEATS_PGLITE !== "0") {
-      await measure("PGlite", path.join(dataDir, "pglite"), variants().map(() => ({ DATABASE_URL: "" })), bareUrl, options, processes);
+      await measure("PGlite", path.join(dataDir, "pglite"), variants().map(() => ({ DATABASE_URL: "" })), bareTarget, options, processes);
     }
     if (process.env.DATABASE_URL) {
       const databases: Awaited<ReturnType<typeof createPostgresDatabase>>[] = [];
       try {
         for (const _ of variants()) databases.push(await createPostgresDatabase());
-        await measure("PostgreSQL", path.join(dataDir, "pg"), databases.map((db) => ({ DATABASE_URL: db.url })), bareUrl, options, processes);
+        await measure("PostgreSQL", path.join(dataDir, "pg"), databases.map((db) => ({ DATABASE_URL: db.url })), bareTarget, options, processes);
       } finally {
         for (const database of databases) await database.drop();
       }

@@ -17,15 +17,16 @@ import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
-import { summarize, type Sample } from "./stats.js";
+import { measureCpu, summarize, type Sample } from "./stats.js";
 
 export interface ReadPathOptions {
   rounds: number;
   durationS: number;
   connections: number;
   dataDir: string;
-  /** URL of the platform the rest of the bench uses (already started). */
+  /** URL of the platform the rest of the bench uses (already started), and its process (CPU per request). */
   readUrl: string;
+  readPid?: number;
   platformEnv: (dataDir: string, ports: number[]) => Record<string, string>;
   processes: RoleProcess[];
 }
@@ -35,19 +36,21 @@ export const START_TIMEOUT_MS = 240_000;
 
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(1)).join(" / ");
 
-async function load(url: string, connections: number, duration: number): Promise<Sample> {
-  const result = await autocannon({ url, connections, duration });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+async function load(url: string, connections: number, duration: number, pid?: number): Promise<Sample> {
+  return measureCpu(pid, async () => {
+    const result = await autocannon({ url, connections, duration });
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
+  });
 }
 
-async function startPlatformCopy(options: ReadPathOptions, name: string, extraEnv: Record<string, string>, root?: string): Promise<string> {
+async function startPlatformCopy(options: ReadPathOptions, name: string, extraEnv: Record<string, string>, root?: string): Promise<{ url: string; pid?: number }> {
   const ports = await Promise.all(Array.from({ length: 6 }, freePort));
   const env = { ...options.platformEnv(path.join(options.dataDir, name), ports), ...extraEnv };
   const child = root
     ? await startCommand(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "gateway", "main.ts"), "all"], env, START_TIMEOUT_MS, root)
     : await startRole(["all"], env, START_TIMEOUT_MS);
   options.processes.push(child);
-  return `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`;
+  return { url: `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`, pid: child.child.pid };
 }
 
 /** The median shim / bare throughput ratio (percent) of the platform at `readUrl`, and the bare server's rate. */
@@ -57,32 +60,34 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   const bodyFile = path.join(options.dataDir, "bench-body.json");
   await writeFile(bodyFile, body);
   const barePort = await freePort();
-  options.processes.push(await startRole([], {}, 30_000, ["test/bench/bare-server.ts", String(barePort), bodyFile]));
+  const bareServer = await startRole([], {}, 30_000, ["test/bench/bare-server.ts", String(barePort), bodyFile]);
+  options.processes.push(bareServer);
 
-  const targets: Array<{ name: string; url: string; samples: Sample[] }> = [
-    { name: "bare node:http (baseline)", url: `http://127.0.0.1:${barePort}/v1/verify/machines/1`, samples: [] },
+  const targets: Array<{ name: string; url: string; pid?: number; samples: Sample[] }> = [
+    { name: "bare node:http (baseline)", url: `http://127.0.0.1:${barePort}/v1/verify/machines/1`, pid: bareServer.child.pid, samples: [] },
   ];
   const before = process.env.BENCH_READ_BEFORE;
   if (before) {
-    const url = await startPlatformCopy(options, "before", {}, before);
+    const { url, pid } = await startPlatformCopy(options, "before", {}, before);
     const answer = Buffer.from(await (await fetch(url)).arrayBuffer());
     if (!answer.equals(body)) throw new Error(`the checkout in ${before} answers other bytes than this code`);
-    targets.push({ name: "shim, before (BENCH_READ_BEFORE)", url, samples: [] });
+    targets.push({ name: "shim, before (BENCH_READ_BEFORE)", url, pid, samples: [] });
   }
-  targets.push({ name: "REST shim -> gateway", url: options.readUrl, samples: [] });
+  targets.push({ name: "REST shim -> gateway", url: options.readUrl, pid: options.readPid, samples: [] });
   if (process.env.BENCH_READ_UNOBSERVED !== "0") {
-    const url = await startPlatformCopy(options, "unobserved", { LOG_REQUESTS: "0", REQUEST_METRICS: "0" });
-    targets.push({ name: "shim, logs + metrics off", url, samples: [] });
+    const { url, pid } = await startPlatformCopy(options, "unobserved", { LOG_REQUESTS: "0", REQUEST_METRICS: "0" });
+    targets.push({ name: "shim, logs + metrics off", url, pid, samples: [] });
   }
   if (process.env.BENCH_READ_UNCACHED !== "0") {
-    targets.push({ name: "shim, SHIM_ANSWER_REUSE=0", url: await startPlatformCopy(options, "uncached", { SHIM_ANSWER_REUSE: "0" }), samples: [] });
+    const { url, pid } = await startPlatformCopy(options, "uncached", { SHIM_ANSWER_REUSE: "0" });
+    targets.push({ name: "shim, SHIM_ANSWER_REUSE=0", url, pid, samples: [] });
   }
 
   console.error(`warming up the read path ...`);
   for (const target of targets) await load(target.url, connections, 2);
   for (let round = 1; round <= rounds; round++) {
     console.error(`round ${round}/${rounds}: read route ...`);
-    for (const target of targets) target.samples.push(await load(target.url, connections, durationS));
+    for (const target of targets) target.samples.push(await load(target.url, connections, durationS, target.pid));
   }
   console.log(`\nGET /v1/verify/machines/1, ${connections} connections, ${rounds} x ${durationS}s rounds (medians; load average ${loadAverage()})`);
   const [bare, ...paths] = targets.map((target) => summarize(target.name, target.samples, 34));
@@ -91,7 +96,9 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
     const percent = (100 * s.rps) / bare!.rps;
     const name = targets[i + 1]!.name;
     if (name === "REST shim -> gateway") ratio = percent;
-    console.log(`  ${`${name} / bare`.padEnd(44)} ${percent.toFixed(1)}%  p99 ${s.p99} ms  (target >= 25%, p99 < 10 ms)`);
+    // CPU per request of bare / of this path: the throughput ratio a CPU-bound server would reach, load aside.
+    const cpu = s.cpuUs && bare!.cpuUs ? `  CPU-per-request ratio ${((100 * bare!.cpuUs) / s.cpuUs).toFixed(1)}%` : "";
+    console.log(`  ${`${name} / bare`.padEnd(44)} ${percent.toFixed(1)}%  p99 ${s.p99} ms${cpu}  (target >= 25%, p99 < 10 ms)`);
   });
   return { ratio, bareRps: bare!.rps };
 }

@@ -77,7 +77,8 @@ async function main(): Promise<void> {
     console.error("starting the platform (role all) ...");
     processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort]), START_TIMEOUT_MS));
     const readUrl = `http://127.0.0.1:${httpPort}/v1/verify/machines/1`;
-    const readOptions = { rounds: ROUNDS, durationS: DURATION_S, connections: READ_CONNECTIONS, dataDir, readUrl, platformEnv, processes };
+    const readPid = processes[0]!.child.pid;
+    const readOptions = { rounds: ROUNDS, durationS: DURATION_S, connections: READ_CONNECTIONS, dataDir, readUrl, readPid, platformEnv, processes };
     const { ratio: verifyRatio, bareRps: bareRead } = await benchReadPath(readOptions);
     if (process.env.BENCH_ONLY === "read") return;
 

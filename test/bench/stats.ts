@@ -1,17 +1,53 @@
 /** What every benchmark reports: one autocannon round as a sample, medians over rounds, one printed line. */
+import { readFileSync } from "node:fs";
+
 export interface Sample {
   rps: number;
   p50: number;
   p99: number;
   non2xx: number;
+  /** CPU time (user + system) the serving process spent per request in the round, microseconds (`measureCpu`). */
+  cpuUs?: number;
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Prints the medians of the rounds (and any non-2xx answers) under `name`, padded to `width`, and returns them. */
 export function summarize(name: string, samples: Sample[], width = 28) {
-  const s = { rps: median(samples.map((x) => x.rps)), p50: median(samples.map((x) => x.p50)), p99: median(samples.map((x) => x.p99)) };
+  const cpu = samples.filter((x) => x.cpuUs !== undefined).map((x) => x.cpuUs!);
+  const s = {
+    rps: median(samples.map((x) => x.rps)),
+    p50: median(samples.map((x) => x.p50)),
+    p99: median(samples.map((x) => x.p99)),
+    cpuUs: cpu.length > 0 ? median(cpu) : undefined,
+  };
   const errors = samples.reduce((sum, x) => sum + x.non2xx, 0);
-  console.log(`  ${name.padEnd(width)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50} ms   p99 ${s.p99} ms${errors ? `   non-2xx ${errors}` : ""}`);
+  const cpuText = s.cpuUs === undefined ? "" : `   CPU ${s.cpuUs.toFixed(0)} us/req`;
+  console.log(`  ${name.padEnd(width)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50} ms   p99 ${s.p99} ms${cpuText}${errors ? `   non-2xx ${errors}` : ""}`);
   return s;
+}
+
+/** User + system CPU milliseconds of a process so far (Linux /proc; undefined elsewhere or once it exited). */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs one round and adds the serving process's CPU time per request: a figure that, unlike req/s, hardly moves
+ * when other work on the machine takes the cores (the process is charged only for the time it ran).
+ */
+export async function measureCpu(pid: number | undefined, round: () => Promise<Sample & { total: number }>): Promise<Sample> {
+  const before = cpuMs(pid);
+  const { total, ...sample } = await round();
+  const after = cpuMs(pid);
+  if (before === undefined || after === undefined || total === 0) return sample;
+  return { ...sample, cpuUs: ((after - before) * 1000) / total };
 }
