@@ -47,7 +47,8 @@ async function startPlatformCopy(options: ReadPathOptions, name: string, extraEn
   const ports = await Promise.all(Array.from({ length: 6 }, freePort));
   const env = { ...options.platformEnv(path.join(options.dataDir, name), ports), ...extraEnv };
   const child = root
-    ? await startCommand(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "gateway", "main.ts"), "all"], env, START_TIMEOUT_MS, root)
+    ? // node itself (not the tsx launcher), so that the pid measured for CPU time is the server's; cwd `root` for its tsconfig.
+      await startCommand(process.execPath, ["--import", "tsx", path.join(root, "gateway", "main.ts"), "all"], env, START_TIMEOUT_MS, root)
     : await startRole(["all"], env, START_TIMEOUT_MS);
   options.processes.push(child);
   return { url: `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`, pid: child.child.pid };
