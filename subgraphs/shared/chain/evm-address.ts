@@ -1,26 +1,23 @@
 /**
- * EVM addresses and keys without ethers: what configuration loading needs (validating a key, deriving the demo
- * payee's address, checking and checksumming an address). Loading ethers costs a few hundred milliseconds; config is
- * loaded by every process and every CLI command, most of which never touch a chain. Same results as ethers'
- * `new Wallet(key).address`, `isAddress` and `getAddress` (test/chain/evm-address.test.ts compares them), except that
- * ICAP ("XE...") spellings are not addresses here.
+ * EVM keys and addresses without ethers or an elliptic curve: what configuration loading needs (validating a key,
+ * checking and checksumming an address). Loading ethers costs a few hundred milliseconds and secp256k1 tens; config
+ * is loaded by every process and every CLI command, most of which never touch a chain. Same answers as ethers'
+ * `new Wallet(key)` (accepted or not), `isAddress` and `getAddress` (test/chain/evm-address.test.ts compares them),
+ * except that ICAP ("XE...") spellings are not addresses here.
  */
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+
+/** The order of secp256k1's group: a private key is 1 .. N-1. */
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 const digitsOf = (hex: string) => (hex.startsWith("0x") ? hex.slice(2) : hex);
 
 /** 64 hex digits (`0x` optional, as ethers takes them) naming a valid secp256k1 secret (1 .. n-1). */
 export function isPrivateKey(key: string): boolean {
-  return /^(0x)?[0-9a-fA-F]{64}$/.test(key) && secp256k1.utils.isValidSecretKey(hexToBytes(digitsOf(key)));
-}
-
-/** The checksummed address of a private key; throws on an invalid key. */
-export function addressOfKey(key: string): string {
-  if (!isPrivateKey(key)) throw new Error("not a 32-byte hex private key");
-  const publicKey = secp256k1.getPublicKey(hexToBytes(digitsOf(key)), false);
-  return checksummed(bytesToHex(keccak_256(publicKey.subarray(1)).subarray(12)));
+  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(key)) return false;
+  const scalar = BigInt(`0x${digitsOf(key)}`);
+  return scalar > 0n && scalar < N;
 }
 
 /** EIP-55: upper-case each hex letter whose nibble in keccak256(lower-case address) is 8 or more. */
@@ -43,9 +40,4 @@ export function isEvmAddress(value: string): boolean {
 export function checksumAddress(value: string): string {
   if (!isEvmAddress(value)) throw new Error("not an EVM address");
   return checksummed(digitsOf(value).toLowerCase());
-}
-
-/** Deterministic demo key for a label (`owner-1`, `payee-demo-oracle`, ...): keccak256("demo|<label>"). */
-export function demoKey(label: string): string {
-  return `0x${bytesToHex(keccak_256(utf8ToBytes(`demo|${label}`)))}`;
 }

@@ -2,11 +2,16 @@
  * Settings of the on-chain payment rails of document 3 (docs/markets-payments.md). Every setting is documented in the
  * README's configuration table and docs/markets-payments.md.
  */
-import { addressOfKey, checksumAddress, demoKey, isEvmAddress, isPrivateKey } from "../chain/evm-address.js";
+import { checksumAddress, isEvmAddress, isPrivateKey } from "../chain/evm-address.js";
 import { ConfigError, int, list, type Env } from "./env.js";
 
-/** Label of the demo payee's key (evm-address.ts demoKey): where the demo's provider payments go. */
+/** Label of the demo payee's key (dev-keys.ts demoWallet): where the demo's provider payments go. */
 export const DEMO_PAYEE_LABEL = "payee-demo-oracle";
+/**
+ * The address of that key, written out: deriving it takes secp256k1, which configuration loading (every process and
+ * CLI command) would otherwise load for this one value. test/chain/evm-address.test.ts derives it again.
+ */
+export const DEMO_PAYEE_ADDRESS = "0x667e887dEdBe34177314Da00e4Ef1F4Dcb7F2840";
 
 /**
  * anvil's second default account (mnemonic "test test ... junk", index 1): the dev escrow operator and x402 settler.
@@ -55,7 +60,7 @@ export function loadPaymentsConfig(env: Env, chainId: number): PaymentsConfig {
   if (key !== undefined && !isPrivateKey(key)) throw new ConfigError("ESCROW_OPERATOR_KEY must be a 32-byte hex private key");
   const maxTimeout = int(env, "X402_MAX_TIMEOUT_SECONDS", 300);
   if (maxTimeout < 10 || maxTimeout > 86_400) throw new ConfigError("X402_MAX_TIMEOUT_SECONDS must be 10..86400");
-  const payee = env.PAYMENT_PAYEE_ADDRESS || (devMode ? addressOfKey(demoKey(DEMO_PAYEE_LABEL)) : undefined);
+  const payee = env.PAYMENT_PAYEE_ADDRESS || (devMode ? DEMO_PAYEE_ADDRESS : undefined);
   if (payee !== undefined && !isEvmAddress(payee)) throw new ConfigError("PAYMENT_PAYEE_ADDRESS must be an EVM address");
   return {
     escrowOperatorKey: key,
