@@ -37,6 +37,19 @@ function sourceFiles() {
   );
 }
 
+/**
+ * ethers as one module: its ESM build is about 470 files, and resolving and loading them took most of a chain
+ * command's start-up; one bundled file of the same code loads in a fraction of that. Every compiled import of
+ * "ethers" is pointed at it, so a process holds one copy (nothing else in node_modules imports ethers).
+ */
+const VENDOR_ETHERS = path.join("vendor", "ethers.js");
+
+function toVendorEthers(code, file, vendorEthers) {
+  let relative = path.relative(path.dirname(file), vendorEthers).split(path.sep).join("/");
+  if (!relative.startsWith(".")) relative = `./${relative}`;
+  return code.replace(/(\bfrom\s*|\bimport\s*\(\s*)"ethers"/g, `$1${JSON.stringify(relative)}`);
+}
+
 const isTypeScript = (file) => file.endsWith(".ts") && !file.endsWith(".d.ts");
 
 /**
@@ -95,7 +108,25 @@ export async function build(outdir) {
     write: false,
   });
   const written = new Set([path.join(outdir, STAMP)]);
+  const vendorEthers = path.join(outdir, VENDOR_ETHERS);
   for (const output of result.outputFiles) {
+    writeAtomically(output.path, output.path.endsWith(".js") ? toVendorEthers(output.text, output.path, vendorEthers) : output.contents);
+    written.add(output.path);
+  }
+  const vendor = await esbuild({
+    absWorkingDir: root,
+    stdin: { contents: 'export * from "ethers";', resolveDir: root, sourcefile: "ethers-entry.js" },
+    outfile: vendorEthers,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // ws (ethers' WebSocketProvider) stays a package: it requires optional native modules by name.
+    external: ["ws"],
+    logLevel: "warning",
+    write: false,
+  });
+  for (const output of vendor.outputFiles) {
     writeAtomically(output.path, output.contents);
     written.add(output.path);
   }

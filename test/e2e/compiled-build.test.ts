@@ -34,11 +34,12 @@ async function node(args: string[], env: Record<string, string> = {}) {
 
 const build = (...flags: string[]) => node(["scripts/build.mjs", "--outdir", outdir, ...flags]);
 
-/** A resolve hook reporting each package a process loads on stderr (`[package] name`). */
+/** A resolve hook reporting each package a process loads on stderr (`[package] name`; ethers is the build's vendor/ethers.js). */
 const TRACE_HOOK = `data:text/javascript,${encodeURIComponent(`
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
-  const match = /\\/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(result.url);
+  // The build itself sits in node_modules/.cache: its vendor bundle first, then packages (not the .cache directory).
+  const match = /\\/vendor\\/([^/]+)\\.js$/.exec(result.url) ?? /\\/node_modules\\/((?:@[^/.]+\\/)?[^/.][^/]*)\\/(?!compiled-build-test)/.exec(result.url);
   if (match) process.stderr.write("[package] " + match[1] + "\\n");
   return result;
 }`)}`;
@@ -80,6 +81,10 @@ describe("the compiled build", () => {
       if (file.endsWith(".ts")) expect(readFileSync(path.join(outdir, file.replace(/\.ts$/, ".js")), "utf8").length, file).toBeGreaterThan(0);
       else expect(readFileSync(path.join(outdir, file)).equals(readFileSync(path.join(root, file))), file).toBe(true);
     }
+    // ethers is one bundled module (scripts/build.mjs): no compiled module imports the package itself.
+    const compiled = files.filter((file) => file.endsWith(".ts")).map((file) => readFileSync(path.join(outdir, file.replace(/\.ts$/, ".js")), "utf8"));
+    expect(compiled.filter((code) => /\bfrom\s*"ethers"|import\(\s*"ethers"\s*\)/.test(code))).toEqual([]);
+    expect(compiled.filter((code) => code.includes("vendor/ethers.js")).length).toBeGreaterThan(10);
     const manifest = JSON.parse(readFileSync(path.join(outdir, "package.json"), "utf8"));
     expect(manifest).toMatchObject({ type: "module", version: JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version });
   });
