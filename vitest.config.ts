@@ -11,6 +11,7 @@ import { PLATFORM_START_TIMEOUT_MS, PLATFORM_TEST_TIMEOUT_MS } from "./test/supp
  */
 export const FAST_TEST_FILES = [
   "test/chain/artifacts.test.ts",
+  "test/chain/evm-address.test.ts",
   "test/chain/reader-deadline.test.ts",
   "test/chain/vendor-ca.test.ts",
   "test/edges/graphql-client-ip.test.ts",

@@ -1,6 +1,7 @@
 /**
- * Process entry: `node --import tsx gateway/main.ts [all | subgraph <name> | gateway | rest]` (`npm start` runs
- * `all`, with `exec` so that npm's own signal forwarding reaches this process and not a shell in between).
+ * Process entry: `node dist/gateway/main.js [all | subgraph <name> | gateway | rest]` compiled (`npm start` runs `all`
+ * through scripts/run-built.mjs, with `exec` so that npm's own signal forwarding reaches this process and not a shell
+ * in between), or `node --import tsx gateway/main.ts <role>` from the sources (`npm run dev`, the tests).
  *
  * Production mode unless told otherwise: graphql-js checks every `instanceof` against a second copy of itself in
  * development mode, a measurable share of each request. It reads NODE_ENV once, when it loads, so it is set here

@@ -161,7 +161,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     const supergraphSdl = await readCommittedSupergraph();
     const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
     closer.add(() => gateway.server.stop());
-    const pages = publicGraphQLPages(supergraphSdl, config.development);
+    const pages = publicGraphQLPages(supergraphSdl, config, rateLimiter);
     const listener = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
     closer.addListeners([listener]);
     logger.info(`gateway: ${listener.url}`);
@@ -233,7 +233,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   const supergraphSdl = await readCommittedSupergraph();
   const gateway = await startGatewayServer({ supergraphSdl, subgraphs, config, rateLimiter, report });
   closer.add(() => gateway.server.stop());
-  const pages = publicGraphQLPages(supergraphSdl, config.development);
+  const pages = publicGraphQLPages(supergraphSdl, config, rateLimiter);
   const graphql = await listenGraphQL(gateway.server, { host: config.host, port: config.graphqlPort, config, audience: "public", pages, log });
   // The shim may reuse an answer while the chain block it was read at is the one every read is pinned to: the
   // subgraphs above read through this same reader (rest-shim/answer-reuse.ts).

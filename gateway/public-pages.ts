@@ -6,8 +6,11 @@
  *   and `react-dom`, all served by this listener (Apollo's default landing page loads from a CDN). Its requests carry
  *   `apollo-require-preflight`, which Apollo's CSRF prevention asks of browser requests.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { serveHtml, servePackageAssets } from "../subgraphs/shared/http/package-assets.js";
+import { DOCS_LIMIT, pageLimit } from "../rest-shim/page-limit.js";
+import type { RateLimiter } from "../rest-shim/rate-limit.js";
 
 export const SUPERGRAPH_PATH = "/supergraph.graphql";
 export const GRAPHIQL_PATH = "/graphiql";
@@ -34,19 +37,46 @@ ReactDOM.createRoot(document.getElementById("graphiql")).render(React.createElem
 </html>
 `;
 
-export function publicGraphQLPages(supergraphSdl: string, development: boolean): (app: FastifyInstance) => void {
+/** These pages' 429: a GraphQL error body, as the per-IP limits of /graphql answer (operation-limits.ts). */
+const refuse = (_request: unknown, reply: FastifyReply, limit: number, windowMs: number) =>
+  reply
+    .code(429)
+    .header("content-type", "application/json; charset=utf-8")
+    .send(
+      JSON.stringify({
+        errors: [
+          {
+            message: `Too many requests: the per-IP limit ${DOCS_LIMIT} (${limit} per ${windowMs} ms) is used up; retry later.`,
+            extensions: { code: "RATE_LIMITED", limit: DOCS_LIMIT },
+          },
+        ],
+      }),
+    );
+
+/** The pages, each behind the docs per-IP limit (RATE_LIMIT_DOCS_PER_IP, rest-shim/page-limit.ts). */
+export function publicGraphQLPages(
+  supergraphSdl: string,
+  config: Pick<PlatformConfig, "development" | "rateLimits">,
+  rateLimiter: RateLimiter,
+): (app: FastifyInstance) => void {
   const body = Buffer.from(supergraphSdl, "utf8");
+  const limit = pageLimit(rateLimiter, config.rateLimits, refuse);
   return (app) => {
-    app.get(SUPERGRAPH_PATH, (_request, reply) =>
+    app.get(SUPERGRAPH_PATH, { onRequest: limit }, (_request, reply) =>
       reply.code(200).header("content-type", "application/graphql; charset=utf-8").header("cache-control", "no-cache").send(body),
     );
-    if (!development) return;
-    serveHtml(app, GRAPHIQL_PATH, GRAPHIQL_PAGE);
-    servePackageAssets(app, `${GRAPHIQL_PATH}/assets`, {
-      "react.production.min.js": ["react", "umd/react.production.min.js"],
-      "react-dom.production.min.js": ["react-dom", "umd/react-dom.production.min.js"],
-      "graphiql.min.js": ["graphiql", "graphiql.min.js"],
-      "graphiql.min.css": ["graphiql", "graphiql.min.css"],
-    });
+    if (!config.development) return;
+    serveHtml(app, GRAPHIQL_PATH, GRAPHIQL_PAGE, limit);
+    servePackageAssets(
+      app,
+      `${GRAPHIQL_PATH}/assets`,
+      {
+        "react.production.min.js": ["react", "umd/react.production.min.js"],
+        "react-dom.production.min.js": ["react-dom", "umd/react-dom.production.min.js"],
+        "graphiql.min.js": ["graphiql", "graphiql.min.js"],
+        "graphiql.min.css": ["graphiql", "graphiql.min.css"],
+      },
+      limit,
+    );
   };
 }

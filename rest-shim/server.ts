@@ -18,7 +18,8 @@ import type { GraphQLExecutor } from "./executor.js";
 import { createOnboardingTokenCheck } from "./onboarding-auth.js";
 import { observeRequests, requestIdOptions } from "../subgraphs/shared/observability/http.js";
 import type { PlatformLog } from "../subgraphs/shared/observability/log.js";
-import { serveOpenApi } from "./openapi/serve.js";
+import { OPENAPI_PATH, serveOpenApi } from "./openapi/serve.js";
+import { pageLimit } from "./page-limit.js";
 import { buildPathIndex } from "./path-index.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 import { compileRoute, send, sendEarly, type RouteDependencies } from "./route-handler.js";
@@ -139,7 +140,11 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   });
 
   observeRequests(app, listener, { log: deps.config.logRequests ? log : undefined, metrics: deps.config.requestMetrics });
-  serveOpenApi(app, listener, routes, deps.config);
+  const docsArea = paths.areaOf(OPENAPI_PATH);
+  const docsLimit = pageLimit(deps.rateLimiter, deps.config.rateLimits, (request, reply, limit, windowMs) =>
+    sendEarly(request, reply, docsArea.rateLimited(limit, windowMs)),
+  );
+  serveOpenApi(app, listener, routes, deps.config, docsLimit);
   for (const route of routes) {
     const routeOptions = compileRoute(route, deps);
     const bodyLimit = route.rules.jsonBody?.limit;

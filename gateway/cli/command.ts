@@ -1,5 +1,7 @@
 /**
- * The operator CLI's building blocks: a command group is a module exporting a `CliCommandGroup`; main.ts lists them.
+ * The operator CLI's building blocks: a command group is a module exporting a `CliCommandGroup`; main.ts lists them
+ * by name and summary and loads only the module of the command being run (start-up stays under a second: ethers,
+ * the evidence kit's X.509 code and the contract artifacts load only in the commands that use them).
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
@@ -12,12 +14,17 @@ export interface CliSubcommand {
 }
 
 export interface CliCommandGroup {
-  name: string;
-  summary: string;
   /** A group either has subcommands (`attest chip`) or runs itself (`deactivate`). */
   subcommands?: CliSubcommand[];
   usage?: string;
   run?(args: string[]): Promise<void>;
+}
+
+/** A line of `cli --help`, and how to load the group it names (only when that command is run). */
+export interface CliCommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<CliCommandGroup>;
 }
 
 /** Wrong arguments: printed with the usage, exit code 2. */
@@ -56,6 +63,28 @@ export function required(value: string | undefined, flag: string, usage: string)
 /** Machine-readable result: one JSON line on stdout. Progress goes to stderr (`progress`). */
 export function printResult(result: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(result, (_, v) => (typeof v === "bigint" ? v.toString() : v))}\n`);
+}
+
+/**
+ * A list: one JSON line per item, and `[]` alone when there is none (so an empty answer is still one JSON value, not
+ * silence). `table` (the `--table` flag): a header line and aligned columns for people, `(none)` when empty.
+ */
+export function printList(list: readonly object[], table = false): void {
+  const items = list as readonly Record<string, unknown>[];
+  if (!table) {
+    if (items.length === 0) process.stdout.write("[]\n");
+    for (const item of items) printResult(item);
+    return;
+  }
+  if (items.length === 0) {
+    process.stdout.write("(none)\n");
+    return;
+  }
+  const columns = [...new Set(items.flatMap((item) => Object.keys(item)))];
+  const cell = (value: unknown) => (value === undefined || value === null ? "" : typeof value === "object" ? JSON.stringify(value) : String(value));
+  const rows = [columns, ...items.map((item) => columns.map((column) => cell(item[column])))];
+  const widths = columns.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows) process.stdout.write(`${row.map((text, i) => text.padEnd(widths[i]!)).join("  ").trimEnd()}\n`);
 }
 
 export function progress(line: string): void {

@@ -2,35 +2,49 @@
  * Operator CLI: `npm run cli -- <command> [subcommand] [--options]`, `--help` at every level.
  *
  * Results go to stdout as one JSON line, progress to stderr. Exit codes: 0 ok, 1 the action failed, 2 usage error.
- * To add a command group, write a module exporting a `CliCommandGroup` and list it in COMMANDS.
+ * To add a command group, write a module exporting a `CliCommandGroup` and list it in COMMANDS with a loader.
  */
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { CliError, UsageError, type CliCommandGroup } from "./command.js";
-import { agentCommands } from "./commands/agent.js";
-import { attestCommands } from "./commands/attest.js";
-import { controllerCommands } from "./commands/controller.js";
-import { deactivateCommand } from "./commands/deactivate.js";
-import { demoCommand } from "./commands/demo.js";
-import { eventCommands } from "./commands/event.js";
-import { evidenceCommand } from "./commands/evidence.js";
-import { identityCommands } from "./commands/identity.js";
-import { marketCommands } from "./commands/market.js";
-import { monetizationCommands } from "./commands/monetization.js";
-import { revokeCommand } from "./commands/revoke.js";
+import { CliError, UsageError, type CliCommandEntry, type CliCommandGroup } from "./command.js";
 
-export const COMMANDS: CliCommandGroup[] = [
-  controllerCommands,
-  deactivateCommand,
-  attestCommands,
-  revokeCommand,
-  eventCommands,
-  evidenceCommand,
-  monetizationCommands,
-  identityCommands,
-  agentCommands,
-  marketCommands,
-  demoCommand,
+/** In `cli --help` order. Each group's module is imported only when its command runs. */
+export const COMMANDS: CliCommandEntry[] = [
+  {
+    name: "controller",
+    summary: "set or clear a machine's DID controller (signed by the NFT owner)",
+    load: async () => (await import("./commands/controller.js")).controllerCommands,
+  },
+  { name: "deactivate", summary: "deactivate a machine (admin)", load: async () => (await import("./commands/deactivate.js")).deactivateCommand },
+  { name: "attest", summary: "record a chip or KYB attestation (attester)", load: async () => (await import("./commands/attest.js")).attestCommands },
+  { name: "revoke", summary: "revoke an attestation (attester)", load: async () => (await import("./commands/revoke.js")).revokeCommand },
+  { name: "event", summary: "submit machine events", load: async () => (await import("./commands/event.js")).eventCommands },
+  {
+    name: "evidence",
+    summary: "build evidence for a challenge; list and attest accepted evidence (operator)",
+    load: async () => (await import("./commands/evidence.js")).evidenceCommand,
+  },
+  {
+    name: "monetization",
+    summary: "sign a monetization opt-in or opt-out (the PUT body)",
+    load: async () => (await import("./commands/monetization.js")).monetizationCommands,
+  },
+  {
+    name: "identity",
+    summary: "sign a machine identity challenge (the markets identityProof)",
+    load: async () => (await import("./commands/identity.js")).identityCommands,
+  },
+  {
+    name: "agent",
+    summary: "run a machine-side runtime agent against the markets API",
+    load: async () => (await import("./commands/agent.js")).agentCommands,
+  },
+  {
+    name: "market",
+    summary: "an AI agent on the markets API: pair, search, order, pay, execute, confirm (or demo)",
+    load: async () => (await import("./commands/market.js")).marketCommands,
+  },
+  { name: "demo", summary: "print the demo fixture", load: async () => (await import("./commands/demo.js")).demoCommand },
 ];
 
 function topUsage(): string {
@@ -45,11 +59,11 @@ Environment: DATA_DIR (default .data), CHAIN_RPC_URL (default: the embedded chai
 <CONTRACT>_ADDRESS, OPERATOR_PRIVATE_KEY (admin/attester; dev default: anvil account 0).`;
 }
 
-function groupUsage(group: CliCommandGroup): string {
+function groupUsage(name: string, group: CliCommandGroup): string {
   const subcommands = group.subcommands ?? [];
   const width = Math.max(...subcommands.map((s) => s.name.length));
   const lines = subcommands.map((s) => `  ${s.name.padEnd(width)}  ${s.summary}`);
-  return `Usage: cli ${group.name} <subcommand> [--help]\n\nSubcommands:\n${lines.join("\n")}`;
+  return `Usage: cli ${name} <subcommand> [--help]\n\nSubcommands:\n${lines.join("\n")}`;
 }
 
 const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h" || arg === "help";
@@ -61,18 +75,19 @@ export async function runCli(argv: string[]): Promise<void> {
     if (name === undefined) throw new UsageError("missing command");
     return;
   }
-  const group = COMMANDS.find((c) => c.name === name);
-  if (!group) throw new UsageError(`unknown command "${name}"\n\n${topUsage()}`);
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) throw new UsageError(`unknown command "${name}"\n\n${topUsage()}`);
+  const group = await entry.load();
   if (group.run) return group.run(rest);
 
   const [subName, ...args] = rest;
   if (subName === undefined || isHelp(subName)) {
-    process.stdout.write(`${groupUsage(group)}\n`);
+    process.stdout.write(`${groupUsage(name, group)}\n`);
     if (subName === undefined) throw new UsageError(`missing subcommand for "${name}"`);
     return;
   }
   const subcommand = group.subcommands?.find((s) => s.name === subName);
-  if (!subcommand) throw new UsageError(`unknown subcommand "${name} ${subName}"\n\n${groupUsage(group)}`);
+  if (!subcommand) throw new UsageError(`unknown subcommand "${name} ${subName}"\n\n${groupUsage(name, group)}`);
   return subcommand.run(args);
 }
 

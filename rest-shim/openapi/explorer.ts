@@ -2,7 +2,7 @@
  * The API reference page of a REST listener: Swagger UI from the `swagger-ui-dist` package at `/docs`, reading the
  * listener's own `/openapi.json` ("Try it out" sends requests to the same listener).
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onRequestHookHandler } from "fastify";
 import { serveHtml, servePackageAssets } from "../../subgraphs/shared/http/package-assets.js";
 
 export const EXPLORER_PATH = "/docs";
@@ -24,10 +24,15 @@ window.ui = SwaggerUIBundle({ url: ${JSON.stringify(documentUrl)}, dom_id: "#swa
 </html>
 `;
 
-export function serveExplorer(app: FastifyInstance, documentUrl: string): void {
-  serveHtml(app, EXPLORER_PATH, page(documentUrl));
-  servePackageAssets(app, `${EXPLORER_PATH}/assets`, {
-    "swagger-ui.css": ["swagger-ui-dist", "swagger-ui.css"],
-    "swagger-ui-bundle.js": ["swagger-ui-dist", "swagger-ui-bundle.js"],
-  });
+export function serveExplorer(app: FastifyInstance, documentUrl: string, limit: onRequestHookHandler): void {
+  serveHtml(app, EXPLORER_PATH, page(documentUrl), limit);
+  servePackageAssets(
+    app,
+    `${EXPLORER_PATH}/assets`,
+    {
+      "swagger-ui.css": ["swagger-ui-dist", "swagger-ui.css"],
+      "swagger-ui-bundle.js": ["swagger-ui-dist", "swagger-ui-bundle.js"],
+    },
+    limit,
+  );
 }

@@ -49,6 +49,8 @@ export interface RateLimitConfig {
   ratingsPerIp: number;
   /** Requests per window per IP on the markets listener. */
   marketsPerIp: number;
+  /** Requests per window per IP on the documentation paths: /openapi.json, /docs, /supergraph.graphql, /graphiql. */
+  docsPerIp: number;
 }
 
 export interface VerifyLimits {
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       verifyReadPerIp: int(env, "RATE_LIMIT_VERIFY_READ_PER_IP", 60),
       ratingsPerIp: int(env, "RATE_LIMIT_RATINGS_PER_IP", 90),
       marketsPerIp: int(env, "RATE_LIMIT_MARKETS_PER_IP", 300),
+      docsPerIp: int(env, "RATE_LIMIT_DOCS_PER_IP", 60),
     },
     verify: {
       challengeTtlSeconds: ttl,

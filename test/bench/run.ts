@@ -22,6 +22,8 @@
  * 10. Document 3 stream formats: chunk encryption and decryption MB/s beside the raw XChaCha20-Poly1305 cipher, and
  *    the peak RSS of encrypting a 256 MB stream generated on the fly (stream-formats.ts; alone:
  *    BENCH_ONLY=stream-formats).
+ * 11. Operator CLI start-up per command family, through `npm run cli`, the compiled CLI alone and tsx, beside
+ *    `node -e 0` and `npm -v` (cli-startup.ts; alone: BENCH_ONLY=cli-startup).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -37,6 +39,7 @@ import { benchAuditEvents } from "./audit-events.js";
 import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
 import { benchStreamFormats } from "./stream-formats.js";
+import { benchCliStartup } from "./cli-startup.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
@@ -55,6 +58,11 @@ async function load(opts: autocannon.Options): Promise<Sample> {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
+  if (process.env.BENCH_ONLY === "cli-startup") {
+    await benchCliStartup();
+    await rm(dataDir, { recursive: true, force: true });
+    return;
+  }
   if (process.env.BENCH_ONLY === "payment-proofs" || process.env.BENCH_ONLY === "stream-formats") {
     if (process.env.BENCH_ONLY === "payment-proofs") await benchPaymentProofs(ROUNDS);
     else await benchStreamFormats(ROUNDS);
@@ -120,6 +128,7 @@ async function main(): Promise<void> {
     await benchPaymentProofs(ROUNDS);
     console.error("stream formats ...");
     await benchStreamFormats(ROUNDS);
+    await benchCliStartup();
   } finally {
     for (const child of processes.reverse()) await child.stop();
     // A failed cleanup must not hide the error that ended the run.

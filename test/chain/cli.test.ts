@@ -48,9 +48,11 @@ describe("operator CLI against the embedded chain", () => {
     expect(missing.stderr).toContain("missing --machine");
   });
 
-  it("prints the demo fixture", async () => {
+  it("prints the demo fixture as one JSON line", async () => {
     const run = await cli("demo");
     expect(run.code).toBe(0);
+    expect(run.stdout.endsWith("\n")).toBe(true);
+    expect(run.stdout.trimEnd().split("\n")).toHaveLength(1);
     expect(JSON.parse(run.stdout)).toEqual(fixture);
   });
 

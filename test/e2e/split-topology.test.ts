@@ -15,6 +15,7 @@ import { openPlatformChain, type PlatformChain } from "../../subgraphs/shared/ch
 import { createPostgresDatabase, type ScratchPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 import { graphql } from "../support/platform.js";
+import { waitUntil } from "../support/wait.js";
 
 const WINDOW_MS = 10 ** 13;
 
@@ -23,6 +24,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
   let chain: PlatformChain;
   let database: ScratchPostgresDatabase;
   const roles: RoleProcess[] = [];
+  const role: Record<string, RoleProcess> = {};
   let restUrl: string;
   let gatewayUrl: string;
   const subgraphUrls: Record<string, string> = {};
@@ -64,6 +66,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
       ),
     );
     roles.push(...started);
+    Object.keys(subgraphPorts).forEach((name, i) => (role[name] = started[i]!));
     gatewayUrl = `http://127.0.0.1:${graphqlPort}/graphql`;
     roles.push(
       await startRole(["gateway"], {
@@ -74,6 +77,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
         SUBGRAPH_MARKETS_URL: `http://127.0.0.1:${marketsPort}/graphql`,
       }, 120_000),
     );
+    role.gateway = roles.at(-1)!;
     roles.push(
       await startRole(["rest"], {
         ...shared,
@@ -82,6 +86,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
         GATEWAY_URL: gatewayUrl,
       }, 120_000),
     );
+    role.rest = roles.at(-1)!;
     restUrl = `http://127.0.0.1:${httpPort}`;
   }, 240_000);
 
@@ -112,6 +117,26 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
       didController: { kind: "evm", address: machine.controllerAddress },
       verification: { kyb: { status: "verified" }, chip: { status: "verified" } },
     });
+  });
+
+  it("carries the client's request ID from the rest process to the gateway process and on to the remote subgraph, each logging it", async () => {
+    const requestId = `split-trace.${randomUUID()}`;
+    const response = await fetch(`${restUrl}/v1/verify/machines/1`, { headers: { "x-request-id": requestId } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-request-id")).toBe(requestId);
+    const loggedBy = (process: RoleProcess) =>
+      process
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{") && line.includes(requestId))
+        .map((line) => JSON.parse(line));
+    // Each process writes its line when its own answer is sent: wait for all three.
+    await waitUntil(() => [role.rest!, role.gateway!, role.verify!].every((process) => loggedBy(process).length > 0));
+    expect(loggedBy(role.rest!)).toEqual([expect.objectContaining({ msg: "request", listener: "http", route: "/v1/verify/machines/:machineId", status: 200, requestId })]);
+    expect(loggedBy(role.gateway!)).toEqual([expect.objectContaining({ msg: "request", listener: "graphql", method: "POST", status: 200, requestId })]);
+    expect(loggedBy(role.verify!)).toEqual([expect.objectContaining({ msg: "request", listener: "subgraph", method: "POST", status: 200, requestId })]);
+    // Only the subgraph the query needs was called.
+    expect(loggedBy(role.ratings!)).toEqual([]);
   });
 
   it("maps subgraph error codes to the documented statuses across process boundaries", async () => {

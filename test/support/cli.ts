@@ -1,6 +1,7 @@
 /**
- * The operator CLI (`gateway/cli/main.ts`) as a child process, the way an operator runs it (`npm run cli -- ...`,
- * minus npm's start-up cost).
+ * The operator CLI (`gateway/cli/main.ts`) as a child process, the way an operator runs it (`npm run cli -- ...`),
+ * minus npm, and from the TypeScript sources with tsx rather than the compiled `dist/` (so a test runs what was just
+ * edited; test/e2e/compiled-build.test.ts covers the compiled CLI).
  */
 import { spawn } from "node:child_process";
 import path from "node:path";

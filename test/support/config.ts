@@ -13,6 +13,7 @@ export const GENEROUS_LIMITS = {
   RATE_LIMIT_VERIFY_READ_PER_IP: "100000",
   RATE_LIMIT_RATINGS_PER_IP: "100000",
   RATE_LIMIT_MARKETS_PER_IP: "100000",
+  RATE_LIMIT_DOCS_PER_IP: "100000",
 } as const;
 
 /** A listener configuration on free loopback ports; `env` overrides any setting. */

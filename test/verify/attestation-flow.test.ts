@@ -37,8 +37,15 @@ async function verification(machineId: string): Promise<{ kyb: { status: string 
 const statusBecomes = (machineId: string, topic: "kyb" | "chip", status: string) =>
   eventually(async () => ((await verification(machineId))[topic].status === status ? true : undefined));
 
-/** One JSON line per record on stdout. */
-const jsonLines = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+/** One JSON line per record on stdout; an empty list is the one line `[]`. */
+const jsonLines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter(Boolean)
+    .flatMap((line) => {
+      const value = JSON.parse(line);
+      return Array.isArray(value) ? value : [value];
+    });
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   const run = await runCli(p, args, env);
@@ -66,6 +73,9 @@ describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> 
   it("walks the whole way for machine 2, checking each step's visible state", async () => {
     const machineId = "2";
     expect((await verification(machineId)).chip.status).toBe("unverified");
+    // Nothing pending yet: an empty JSON array (or "(none)" in table mode), never silence.
+    expect(await cli(["evidence", "pending"])).toBe("[]\n");
+    expect(await cli(["evidence", "pending", "--table"])).toBe("(none)\n");
 
     // The CLI builds the evidence file from the challenge file; the route accepts it byte for byte.
     const challenge = await issueChallenge(p, machineId);
@@ -82,14 +92,20 @@ describe("chip: challenge -> evidence (CLI) -> 202 -> operator attests (CLI) -> 
     expect(record).toMatchObject({ receiptId, machineId, attestedAt: null });
     expect(record.chipRef).toMatch(/^0x[0-9a-f]{64}$/);
     expect(record.evidenceHash).toMatch(/^0x[0-9a-f]{64}$/);
+    // Table mode: a header, then one aligned row per record.
+    const [header, row, ...more] = (await cli(["evidence", "pending", "--table"])).trimEnd().split("\n");
+    expect(header!.split(/\s+/)).toEqual(["receiptId", "machineId", "chipRef", "evidenceHash", "acceptedAt", "attestedAt"]);
+    expect(row!.split(/\s+/)).toEqual([receiptId, machineId, record.chipRef, record.evidenceHash, record.acceptedAt]);
+    expect(more).toEqual([]);
 
     // `evidence attest` records the attestation on chain; the read route shows the chip verified.
     await attestWithCli(receiptId);
     await statusBecomes(machineId, "chip", "verified");
     expect((await verification(machineId)).kyb.status).toBe("unverified"); // the topics are independent
 
-    // `evidence pending` no longer lists it, nor does GraphQL.
+    // `evidence pending` no longer lists it (the list is empty again), nor does GraphQL.
     expect(await pendingReceipts()).not.toContain(receiptId);
+    expect(await cli(["evidence", "pending"])).toBe("[]\n");
     const { data } = await graphqlCode(p, PENDING, {}, OPERATOR_AUTH);
     expect(data.pendingChipEvidence.map((r: { receiptId: string }) => r.receiptId)).not.toContain(receiptId);
   });

@@ -40,8 +40,6 @@ function number(raw: string | undefined, fallback: number, flag: string, min: nu
 const FINAL_CODES = new Set(["AGENT_AUTH_INVALID", "AGENT_AUTH_REQUIRED", "AGENT_PAIRING_INACTIVE", "AGENT_POLICY_DENIED", "VALIDATION_ERROR", "NOT_FOUND"]);
 
 export const agentCommands: CliCommandGroup = {
-  name: "agent",
-  summary: "run a machine-side runtime agent against the markets API",
   subcommands: [
     {
       name: "run",

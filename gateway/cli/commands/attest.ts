@@ -65,8 +65,6 @@ function uidFrom(chain: CliChain, receipt: ContractTransactionReceipt, eventName
 }
 
 export const attestCommands: CliCommandGroup = {
-  name: "attest",
-  summary: "record a chip or KYB attestation (attester)",
   subcommands: [
     {
       name: "chip",

@@ -22,8 +22,6 @@ function ownerSigner(chain: CliChain, machineId: bigint, key: string | undefined
 }
 
 export const controllerCommands: CliCommandGroup = {
-  name: "controller",
-  summary: "set or clear a machine's DID controller (signed by the NFT owner)",
   subcommands: [
     {
       name: "set",

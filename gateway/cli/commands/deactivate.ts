@@ -10,8 +10,6 @@ Deactivates the machine in the MachineRegistry. Signed by the admin: OPERATOR_PR
 Prints {"machineId","txHash"}.`;
 
 export const deactivateCommand: CliCommandGroup = {
-  name: "deactivate",
-  summary: "deactivate a machine (admin)",
   usage: USAGE,
   async run(args) {
     const opts = parseOptions(args, { machine: { type: "string" } }, USAGE);

@@ -31,8 +31,6 @@ Prints {"machineId","index","txHash"}.`;
 const EVENT_TYPES = { revenue: 0, activity: 1 } as const;
 
 export const eventCommands: CliCommandGroup = {
-  name: "event",
-  summary: "submit machine events",
   subcommands: [
     {
       name: "submit",

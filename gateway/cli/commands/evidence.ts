@@ -7,14 +7,11 @@
  *       records the chip attestation on chain for one accepted evidence and marks it attested
  */
 import { readFile } from "node:fs/promises";
-import { loadConfig } from "../../../subgraphs/shared/config.js";
-import { readDemoFixture } from "../../../subgraphs/shared/chain/demo-fixture.js";
-import { buildEvidence, EvidenceKitError } from "../../../subgraphs/verify/evidence/kit.js";
-import { validateChallengeShape, type ChipChallenge } from "../../../subgraphs/verify/evidence/schema.js";
-import { CliError, parseOptions, parseUnsigned, printResult, progress, required, UsageError, type CliCommandGroup } from "../command.js";
-import { transact, withChain } from "../chain-context.js";
-import { OperatorApi } from "../operator-api.js";
-import { chipAttestedUid } from "./attest.js";
+import type { ChipChallenge } from "../../../subgraphs/verify/evidence/schema.js";
+import { CliError, parseOptions, parseUnsigned, printList, printResult, progress, required, UsageError, type CliCommandGroup } from "../command.js";
+
+// Each subcommand imports what it uses when it runs: building evidence needs the kit (X.509, both curves), listing
+// needs only the operator API, attesting needs ethers and the contracts.
 
 const BUILD_USAGE = `Usage: cli evidence --challenge <file> --machine <id>
        cli evidence --challenge <file> --cert <leaf.pem> --chip-key <pkcs8.pem> --controller-key <0x hex | file>
@@ -23,9 +20,10 @@ Builds the canonical (RFC 8785) evidence file answering a challenge and prints i
 trailing newline, ready to POST to /v1/verify/chip/evidence. --challenge is the 201 body of the challenge route.
 --machine takes the chip certificate, chip key and effective controller key from the demo fixture in DATA_DIR.`;
 
-const PENDING_USAGE = `Usage: cli evidence pending [--limit <n>]
+const PENDING_USAGE = `Usage: cli evidence pending [--limit <n>] [--table]
 
-Lists accepted chip evidence awaiting an on-chain chip attestation, one JSON line each (oldest first).
+Lists accepted chip evidence awaiting an on-chain chip attestation, one JSON line each (oldest first); [] when there
+is none. --table: aligned columns with a header instead ("(none)" when empty).
 Talks to the running platform: GRAPHQL_URL (default http://HOST:GRAPHQL_PORT/graphql), OPERATOR_TOKEN.`;
 
 const ATTEST_USAGE = `Usage: cli evidence attest --receipt <receiptId> [--expires <unix> | --ttl <seconds>]
@@ -39,6 +37,7 @@ active with the DID controller and chain its challenge bound.`;
 const USAGE = `${BUILD_USAGE}\n\n${PENDING_USAGE}\n\n${ATTEST_USAGE}`;
 
 async function readChallenge(file: string): Promise<ChipChallenge> {
+  const { validateChallengeShape } = await import("../../../subgraphs/verify/evidence/schema.js");
   let value: unknown;
   try {
     value = JSON.parse(await readFile(file, "utf8"));
@@ -73,6 +72,8 @@ async function build(args: string[]): Promise<void> {
     if (opts.cert || opts["chip-key"] || opts["controller-key"]) {
       throw new UsageError(`use --machine or the three key options, not both\n\n${BUILD_USAGE}`);
     }
+    const { loadConfig } = await import("../../../subgraphs/shared/config.js");
+    const { readDemoFixture } = await import("../../../subgraphs/shared/chain/demo-fixture.js");
     const config = loadConfig();
     const machine = readDemoFixture(config.dataDir)?.machines.find((m) => m.machineId === opts.machine);
     if (!machine) throw new CliError(`machine ${opts.machine} is not in the demo fixture of ${config.dataDir}`);
@@ -88,6 +89,7 @@ async function build(args: string[]): Promise<void> {
       controllerPrivateKey: await keyMaterial(required(opts["controller-key"], "--controller-key", BUILD_USAGE)),
     };
   }
+  const { buildEvidence, EvidenceKitError } = await import("../../../subgraphs/verify/evidence/kit.js");
   try {
     process.stdout.write(buildEvidence({ challenge, ...input }));
   } catch (error) {
@@ -97,10 +99,11 @@ async function build(args: string[]): Promise<void> {
 }
 
 async function pending(args: string[]): Promise<void> {
-  const opts = parseOptions(args, { limit: { type: "string" } }, PENDING_USAGE);
+  const opts = parseOptions(args, { limit: { type: "string" }, table: { type: "boolean" } }, PENDING_USAGE);
   if (!opts) return;
   const limit = opts.limit === undefined ? 50 : Number(parseUnsigned(opts.limit, "--limit", PENDING_USAGE));
-  for (const record of await new OperatorApi().pending(limit)) printResult({ ...record });
+  const { OperatorApi } = await import("../operator-api.js");
+  printList(await new OperatorApi().pending(limit), opts.table);
 }
 
 async function attest(args: string[]): Promise<void> {
@@ -108,6 +111,11 @@ async function attest(args: string[]): Promise<void> {
   if (!opts) return;
   const receiptId = required(opts.receipt, "--receipt", ATTEST_USAGE);
   if (opts.expires !== undefined && opts.ttl !== undefined) throw new UsageError(`use --expires or --ttl, not both\n\n${ATTEST_USAGE}`);
+  const [{ OperatorApi }, { transact, withChain }, { chipAttestedUid }] = await Promise.all([
+    import("../operator-api.js"),
+    import("../chain-context.js"),
+    import("./attest.js"),
+  ]);
   const api = new OperatorApi();
   const record = await api.attestable(receiptId);
   await withChain(async (chain) => {
@@ -132,8 +140,6 @@ async function attest(args: string[]): Promise<void> {
 }
 
 export const evidenceCommand: CliCommandGroup = {
-  name: "evidence",
-  summary: "build evidence for a challenge; list and attest accepted evidence (operator)",
   usage: USAGE,
   async run(args) {
     const [first, ...rest] = args;

@@ -15,8 +15,6 @@ const USAGE = `Usage: cli identity sign --challenge <file> [--key <private key>]
 Prints {"challengeId","signature"}: the identityProof member of POST /api/v1/machines or PATCH /machines/<id>.`;
 
 export const identityCommands: CliCommandGroup = {
-  name: "identity",
-  summary: "sign a machine identity challenge (the markets identityProof)",
   subcommands: [
     {
       name: "sign",

@@ -142,8 +142,6 @@ function orderAction(name: string, summary: string, path: string, body?: unknown
 }
 
 export const marketCommands: CliCommandGroup = {
-  name: "market",
-  summary: "an AI agent on the markets API: pair, search, order, pay, execute, confirm (or demo)",
   subcommands: [
     {
       name: "pair",

@@ -28,8 +28,6 @@ function demoOwnerKey(chain: CliChain, machineId: bigint): string | undefined {
 }
 
 export const monetizationCommands: CliCommandGroup = {
-  name: "monetization",
-  summary: "sign a monetization opt-in or opt-out (the PUT body)",
   subcommands: [
     {
       name: "sign",

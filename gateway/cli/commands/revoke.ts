@@ -10,8 +10,6 @@ Revokes a chip or KYB attestation. Signed by the attester: OPERATOR_PRIVATE_KEY,
 Prints {"uid","txHash"}.`;
 
 export const revokeCommand: CliCommandGroup = {
-  name: "revoke",
-  summary: "revoke an attestation (attester)",
   usage: USAGE,
   async run(args) {
     const opts = parseOptions(args, { uid: { type: "string" } }, USAGE);

@@ -2,12 +2,16 @@
  * Settings of the on-chain payment rails of document 3 (docs/markets-payments.md). Every setting is documented in the
  * README's configuration table and docs/markets-payments.md.
  */
-import { isAddress, getAddress, Wallet } from "ethers";
-import { demoWallet } from "../chain/dev-keys.js";
+import { checksumAddress, isEvmAddress, isPrivateKey } from "../chain/evm-address.js";
 import { ConfigError, int, list, type Env } from "./env.js";
 
 /** Label of the demo payee's key (dev-keys.ts demoWallet): where the demo's provider payments go. */
 export const DEMO_PAYEE_LABEL = "payee-demo-oracle";
+/**
+ * The address of that key, written out: deriving it takes secp256k1, which configuration loading (every process and
+ * CLI command) would otherwise load for this one value. test/chain/evm-address.test.ts derives it again.
+ */
+export const DEMO_PAYEE_ADDRESS = "0x667e887dEdBe34177314Da00e4Ef1F4Dcb7F2840";
 
 /**
  * anvil's second default account (mnemonic "test test ... junk", index 1): the dev escrow operator and x402 settler.
@@ -53,20 +57,14 @@ function rpcUrls(raw: string | undefined): Record<string, string> {
 export function loadPaymentsConfig(env: Env, chainId: number): PaymentsConfig {
   const devMode = !env.CHAIN_RPC_URL;
   const key = env.ESCROW_OPERATOR_KEY || (devMode ? DEV_ESCROW_OPERATOR_KEY : undefined);
-  if (key !== undefined) {
-    try {
-      new Wallet(key);
-    } catch {
-      throw new ConfigError("ESCROW_OPERATOR_KEY must be a 32-byte hex private key");
-    }
-  }
+  if (key !== undefined && !isPrivateKey(key)) throw new ConfigError("ESCROW_OPERATOR_KEY must be a 32-byte hex private key");
   const maxTimeout = int(env, "X402_MAX_TIMEOUT_SECONDS", 300);
   if (maxTimeout < 10 || maxTimeout > 86_400) throw new ConfigError("X402_MAX_TIMEOUT_SECONDS must be 10..86400");
-  const payee = env.PAYMENT_PAYEE_ADDRESS || (devMode ? demoWallet(DEMO_PAYEE_LABEL).address : undefined);
-  if (payee !== undefined && !isAddress(payee)) throw new ConfigError("PAYMENT_PAYEE_ADDRESS must be an EVM address");
+  const payee = env.PAYMENT_PAYEE_ADDRESS || (devMode ? DEMO_PAYEE_ADDRESS : undefined);
+  if (payee !== undefined && !isEvmAddress(payee)) throw new ConfigError("PAYMENT_PAYEE_ADDRESS must be an EVM address");
   return {
     escrowOperatorKey: key,
-    payeeAddress: payee === undefined ? undefined : getAddress(payee),
+    payeeAddress: payee === undefined ? undefined : checksumAddress(payee),
     rpcUrls: rpcUrls(env.PAYMENT_RPC_URLS),
     receiptTimeoutMs: Math.max(1000, int(env, "PAYMENT_RECEIPT_TIMEOUT_MS", 30_000)),
     x402Network: env.X402_NETWORK || (chainId === 3338 ? "peaq" : `eip155:${chainId}`),

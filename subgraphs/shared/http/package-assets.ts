@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onRequestHookHandler } from "fastify";
 
 const require = createRequire(import.meta.url);
 
@@ -15,11 +15,16 @@ const TYPES: Record<string, string> = {
   ".png": "image/png",
 };
 
-/** Serves `files` (name under `prefix` -> [package, file in the package]) on `app`. */
-export function servePackageAssets(app: FastifyInstance, prefix: string, files: Record<string, readonly [string, string]>): void {
+/** Serves `files` (name under `prefix` -> [package, file in the package]) on `app`; `onRequest`: e.g. a per-IP limit. */
+export function servePackageAssets(
+  app: FastifyInstance,
+  prefix: string,
+  files: Record<string, readonly [string, string]>,
+  onRequest?: onRequestHookHandler,
+): void {
   for (const [name, [pkg, file]] of Object.entries(files)) {
     let body: Buffer | undefined;
-    app.get(`${prefix}/${name}`, (_request, reply) => {
+    app.get(`${prefix}/${name}`, { onRequest }, (_request, reply) => {
       body ??= readFileSync(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file));
       return reply
         .code(200)
@@ -31,7 +36,7 @@ export function servePackageAssets(app: FastifyInstance, prefix: string, files: 
 }
 
 /** An HTML page (no external references; assets under the listener's own paths). */
-export function serveHtml(app: FastifyInstance, url: string, html: string): void {
+export function serveHtml(app: FastifyInstance, url: string, html: string, onRequest?: onRequestHookHandler): void {
   const body = Buffer.from(html, "utf8");
-  app.get(url, (_request, reply) => reply.code(200).header("content-type", "text/html; charset=utf-8").header("cache-control", "no-cache").send(body));
+  app.get(url, { onRequest }, (_request, reply) => reply.code(200).header("content-type", "text/html; charset=utf-8").header("cache-control", "no-cache").send(body));
 }
