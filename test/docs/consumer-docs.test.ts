@@ -38,8 +38,10 @@ function exampleOf(path: string, operation: any, onboardingToken: string | undef
   }
   const headers: Record<string, string> = { accept: "application/json" };
   if (operation.security && onboardingToken) headers.authorization = `Bearer ${onboardingToken}`;
-  const body = operation.requestBody?.content["application/json"].example;
-  if (operation.requestBody) headers["content-type"] = "application/json";
+  // A binary body (stream chunk upload) has no example: the request goes with its media type and no bytes.
+  const json = operation.requestBody?.content["application/json"];
+  const body = json?.example;
+  if (operation.requestBody) headers["content-type"] = json ? "application/json" : Object.keys(operation.requestBody.content)[0]!;
   return { url: query.size > 0 ? `${url}?${query}` : url, headers, body: body === undefined ? undefined : JSON.stringify(body) };
 }
 
