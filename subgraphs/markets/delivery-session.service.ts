@@ -49,6 +49,18 @@ export interface PatchSessionInput extends AgentCredentials {
   message?: string | null;
 }
 
+/** The items as buyer-access entries (formats library), or VALIDATION_ERROR / STREAM_ORDER_ACCESS_INVALID. */
+function accessItems(items: unknown): BuyerAccess[] {
+  if (!Array.isArray(items) || items.length === 0 || items.length > MAX_ITEMS) throw E.validation();
+  return items.map((item, index) => {
+    try {
+      return parseAccess(item, index);
+    } catch {
+      throw E.accessInvalid();
+    }
+  });
+}
+
 const agentActor = (agentId: string) => ({ type: "machine-agent" as const, id: agentId });
 
 export class DeliverySessionService {
@@ -67,17 +79,11 @@ export class DeliverySessionService {
   async prepareAccess(orderId: string, input: PrepareAccessInput) {
     const mode = input.mode ?? "platform";
     if (!(DELIVERY_MODES as readonly string[]).includes(mode)) throw E.validation();
-    if (!Array.isArray(input.items) || input.items.length === 0 || input.items.length > MAX_ITEMS) throw E.validation();
-    const items: BuyerAccess[] = input.items.map((item, index) => {
-      try {
-        return parseAccess(item, index);
-      } catch {
-        throw E.accessInvalid();
-      }
-    });
     const now = new Date(this.clock.now());
     return this.store.write(async (tx) => {
+      // Rule 1 and the agent first (global rule 1 answers before any other check of a route naming a machine).
       const agentId = await this.seller(tx, input.machineId, input);
+      const items = accessItems(input.items);
       const order = await lockStreamOrder(tx, orderId);
       if (order.machineId !== input.machineId) throw E.orderNotFound();
       if (order.status !== "paid") throw E.orderStateInvalid();
