@@ -55,7 +55,7 @@ export class StreamOrderDelivery {
       } else {
         const chunks = await tx.streamChunk.findMany({ where: { chunkId: { in: order.chunkIds } } });
         const byId = new Map(chunks.map((chunk) => [chunk.chunkId, chunk]));
-        const issued = this.tokens({ orderId, buyerId, chunkIds: order.chunkIds });
+        const issued = await this.tokens({ orderId, buyerId, chunkIds: order.chunkIds });
         delivery = {
           sessionId: session.id,
           mode: session.mode,

@@ -17,4 +17,4 @@ export interface AgentCredentials {
 export type StreamAgentAuth = (tx: MarketsTx, machineId: string, credentials: AgentCredentials) => Promise<{ agentId: string }>;
 
 /** Issues the short-lived bearer token of `GET /stream/chunks/:chunkId/data`, scoped to an order's buyer and chunks. */
-export type DeliveryTokenIssuer = (scope: { orderId: string; buyerId: string; chunkIds: string[] }) => { token: string; expiresAt: string };
+export type DeliveryTokenIssuer = (scope: { orderId: string; buyerId: string; chunkIds: string[] }) => Promise<{ token: string; expiresAt: string }>;
