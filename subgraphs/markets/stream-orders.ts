@@ -34,10 +34,9 @@ export function buildStreamOrderServices(runtime: SubgraphRuntime, store: Market
     const issued = await tokens.issue({ scope: { orderId }, buyerId, chunkIds }, clock.now());
     return { token: issued.token, expiresAt: issued.expiresAt.toISOString() };
   };
-  const apiBase = `http://${config.host}:${config.marketsPort}/api/v1`;
   return {
     orders: new StreamOrderService(store, agents, chain, { proofRequired: config.payments.streamProofRequired }, clock),
     sessions: new DeliverySessionService(store, agents, clock),
-    delivery: new StreamOrderDelivery(store, issue, apiBase, clock),
+    delivery: new StreamOrderDelivery(store, issue, clock),
   };
 }
