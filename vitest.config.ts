@@ -32,6 +32,7 @@ export const FAST_TEST_FILES = [
   "test/stream/vectors.test.ts",
   "test/stream/verify.test.ts",
   "test/stream/orders-states.test.ts",
+  "test/stream/orders-errors.test.ts",
   "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",
   "test/verify/evidence-check.test.ts",
