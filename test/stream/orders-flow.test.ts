@@ -14,6 +14,7 @@ import {
   expectMarketsError,
   expectOk,
   getDelivery,
+  marketsServices,
   newBuyer,
   orderSeller,
   orderState,
@@ -234,6 +235,42 @@ describe("stream orders: buyer flow", () => {
     expect(paid.body.data.payStreamOrder.status).toBe("paid");
     const missing = await graphql(p.graphql, `query { streamOrder(orderId: "sord_aaaaaaaaaaaaaaaa") { id } }`);
     expect(missing.body.errors?.[0]?.extensions?.code).toBe("STREAM_ORDER_NOT_FOUND");
+  });
+
+  it("each change and its stream.* audit events commit together: a failure before commit leaves neither", async () => {
+    const buyer = newBuyer();
+    const { store } = marketsServices(p);
+    const ordersBefore = await count();
+    const fail = () => {
+      throw new Error("injected after the audit write");
+    };
+    store.beforeCommit = fail;
+    try {
+      expectMarketsError(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 500, "INTERNAL_ERROR");
+    } finally {
+      store.beforeCommit = null;
+    }
+    expect(await count()).toBe(ordersBefore);
+    const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+    const steps: Array<[() => Promise<unknown>, string]> = [
+      [() => payStreamOrder(p, order.id, { paymentReference: "r" }), "paid"],
+      [() => prepareAccess(p, seller, order.id, accessFor(seller, listing.chunks, buyer)), "access_prepared"],
+      [() => getDelivery(p, order.id, buyer.id), "delivered"],
+    ];
+    for (const [step, status] of steps) {
+      const before = await orderState(p, order.id);
+      store.beforeCommit = fail;
+      try {
+        expectMarketsError((await step()) as any, 500, "INTERNAL_ERROR");
+      } finally {
+        store.beforeCommit = null;
+      }
+      expect(await orderState(p, order.id)).toEqual(before);
+      expect(((await step()) as any).status).toBe(200);
+      const after = await orderState(p, order.id);
+      expect(after.order!.status).toBe(status);
+      expect(after.events.length).toBeGreaterThan(before.events.length);
+    }
   });
 
   it("the paid-order helper pays", async () => {

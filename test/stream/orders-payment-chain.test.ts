@@ -81,7 +81,7 @@ describe("stream order payment proven on chain", () => {
     expect(await orderState(p, second.id)).toEqual(before);
   });
 
-  it("wrong payee, short amount, another token, reverted, unknown and unreadable transactions are refused and change nothing", async () => {
+  it("wrong payee, short amount, a native-coin transfer, reverted, unknown and unreadable transactions are refused and change nothing", async () => {
     const order = await newOrder();
     const before = await orderState(p, order.id);
     const wrongPayee = await transfer(payments.agents[1]!.address, PRICE_RAW);
