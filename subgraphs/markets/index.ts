@@ -34,8 +34,9 @@ import { machineCheckOn } from "./work-support.js";
 import { PaymentChain } from "./payments/index.js";
 import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
+import { buildStreamSellerServices, type StreamSellerServices } from "./stream-seller.js";
 
-export interface MarketsServices extends WorkServices {
+export interface MarketsServices extends WorkServices, StreamSellerServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
   store: MarketsStore;
   identityChallenges: IdentityChallengeService;
@@ -124,6 +125,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     rails,
     paymentChain,
     settlements,
+    ...buildStreamSellerServices(runtime, store, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
