@@ -35,8 +35,9 @@ import { PaymentChain } from "./payments/index.js";
 import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
 import { buildStreamOrderServices, type StreamOrderServices } from "./stream-orders.js";
+import { buildStreamSellerServices, type StreamSellerServices } from "./stream-seller.js";
 
-export interface MarketsServices extends WorkServices {
+export interface MarketsServices extends WorkServices, StreamSellerServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
   store: MarketsStore;
   identityChallenges: IdentityChallengeService;
@@ -128,6 +129,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     paymentChain,
     settlements,
     streamOrders: buildStreamOrderServices(runtime, store, paymentChain, clock),
+    ...buildStreamSellerServices(runtime, store, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
