@@ -114,6 +114,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const resourceBase = `http://${config.host}:${config.marketsPort}/api/v1`;
   const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBase) };
   const payments = new PaymentService(store, pairings, rails, clock);
+  const streamSeller = buildStreamSellerServices(runtime, store, clock);
   const services: MarketsServices = {
     ...work,
     store,
@@ -128,8 +129,8 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     rails,
     paymentChain,
     settlements,
-    streamOrders: buildStreamOrderServices(runtime, store, paymentChain, clock),
-    ...buildStreamSellerServices(runtime, store, clock),
+    ...streamSeller,
+    streamOrders: buildStreamOrderServices(runtime, store, paymentChain, streamSeller.deliveryTokens, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);

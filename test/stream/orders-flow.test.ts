@@ -186,6 +186,10 @@ describe("stream orders: buyer flow", () => {
     expect(body.delivery.chunks.map((c: any) => c.encryptedDataHash)).toEqual(bought.map((c) => c.manifest.encryptedDataHash));
     const claims = jwtClaims(body.delivery.token);
     expect([claims.scope, claims.buyerId, claims.chunkIds]).toEqual([{ orderId: order.id }, buyer.id, order.chunkIds]);
+    // The chunk data route's own verifier accepts it, for the bought chunks only.
+    const verified = await marketsServices(p).deliveryTokens.verify(body.delivery.token, Date.now());
+    expect([verified.scope, verified.chunkIds]).toEqual([{ orderId: order.id }, order.chunkIds]);
+    expect(new Date(body.delivery.tokenExpiresAt).getTime()).toBe(verified.exp * 1000);
 
     // Real crypto: the buyer opens each bought chunk's key and decrypts the chunk; a wrong key opens nothing.
     for (const [index, chunk] of bought.entries()) {
