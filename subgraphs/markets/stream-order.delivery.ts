@@ -7,7 +7,7 @@
  * - `payment_pending`: 409 STREAM_ORDER_NOT_PAID; `paid` (access not prepared yet): 409 STREAM_ACCESS_NOT_PREPARED;
  *   `cancelled` / `expired`: 409 STREAM_ORDER_STATE_INVALID; a session still `requested` / `preparing`: 409
  *   STREAM_DELIVERY_NOT_READY; `failed`: 409 STREAM_DELIVERY_FAILED.
- * - `access`: only the access rows of this order, for the bought chunks and the order's buyer key.
+ * - `access`: only the access rows for the bought chunks, the order's buyer and its key.
  * - mode `platform`: each bought chunk's `url` (the chunk data route, a path on the markets listener the buyer called:
  *   resolve it against that base, as a browser resolves `/path`) with a bearer delivery token
  *   scoped to the order's buyer and chunks, or, for a chunk stored outside the platform, its storage `reference`
@@ -43,8 +43,10 @@ export class StreamOrderDelivery {
       const session = await tx.streamDeliverySession.findFirst({ where: { orderId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
       if (!session || session.status === "requested" || session.status === "preparing") throw E.deliveryNotReady();
       if (session.status === "failed") throw E.deliveryFailed();
+      // By buyer, key and bought chunk, not by orderId: one (chunk, buyer, key) row serves every order of that buyer
+      // and key (unique), and a later order's prepare-access re-labels it.
       const rows = await tx.streamBuyerAccess.findMany({
-        where: { orderId, buyerId, publicKeyHex: order.buyerPublicKeyHex, chunkId: { in: order.chunkIds } },
+        where: { buyerId, publicKeyHex: order.buyerPublicKeyHex, chunkId: { in: order.chunkIds } },
       });
       const byChunk = new Map(rows.map((row) => [row.chunkId, row.access]));
       const access = order.chunkIds.filter((id) => byChunk.has(id)).map((id) => byChunk.get(id));

@@ -169,6 +169,19 @@ describe("stream orders: prepare-access and delivery sessions", () => {
     expectMarketsError(await getDelivery(p, order.id, buyer.id), 409, "STREAM_DELIVERY_FAILED");
   });
 
+  it("one buyer and key buying a chunk twice: both orders deliver its key, and only their own chunks", async () => {
+    const buyer = newBuyer();
+    const [c0, c1] = listing.chunks as [any, any];
+    const first = await paidOrder(p, listing, buyer, [c0.manifest.chunkId]);
+    const second = await paidOrder(p, listing, buyer, [c0.manifest.chunkId, c1.manifest.chunkId]);
+    expectOk(await prepareAccess(p, seller, first.id, accessFor(seller, [c0], buyer)));
+    expectOk(await prepareAccess(p, seller, second.id, accessFor(seller, [c0, c1], buyer)));
+    const one = expectOk(await getDelivery(p, first.id, buyer.id));
+    const two = expectOk(await getDelivery(p, second.id, buyer.id));
+    expect(one.access.map((a: any) => a.chunkId)).toEqual([c0.manifest.chunkId]);
+    expect(two.access.map((a: any) => a.chunkId)).toEqual([c0.manifest.chunkId, c1.manifest.chunkId]);
+  });
+
   it("chunks stored outside the platform are delivered as their storage references", async () => {
     const remote = await seedListing(p, seller, { count: 2, storageRef: (i) => `walrus://blob-${i}` });
     const buyer = newBuyer();

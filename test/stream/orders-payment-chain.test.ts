@@ -108,6 +108,23 @@ describe("stream order payment proven on chain", () => {
     expect(await orderState(p, order.id)).toEqual(before);
   });
 
+  it("concurrent payments: one transaction pays one of two orders; one order is paid once, with one delivery session", async () => {
+    const [a, b] = [await newOrder(), await newOrder()];
+    const txHash = await transfer(payments.payee.address, PRICE_RAW);
+    const answers = await Promise.all([a, b].map((o) => payStreamOrder(p, o.id, { paymentReference: "race", proof: proof(txHash) })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(answers.find((r) => r.status === 409)!.json().error.code).toBe("PAYMENT_TX_ALREADY_USED");
+    const states = await Promise.all([a, b].map((o) => orderState(p, o.id)));
+    expect(states.map((st) => st.order!.status).sort()).toEqual(["paid", "payment_pending"]);
+    expect(states.map((st) => st.sessions.length).sort()).toEqual([0, 1]);
+
+    const c = await newOrder();
+    const twice = await Promise.all(["one", "two"].map((ref) => payStreamOrder(p, c.id, { paymentReference: ref })));
+    expect(twice.map((r) => r.status).sort()).toEqual([200, 409]);
+    const paid = await orderState(p, c.id);
+    expect([paid.order!.status, paid.sessions.length, paid.events.filter((k) => k === "stream.order.paid").length]).toEqual(["paid", 1, 1]);
+  });
+
   it("a listing priced in a currency the stablecoin does not carry cannot be proven", async () => {
     const seller = await orderSeller(p, 1);
     const eur = await seedListing(p, seller, { count: 1, amount: "1", currency: "EUR" });
