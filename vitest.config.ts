@@ -24,15 +24,10 @@ export const FAST_TEST_FILES = [
   "test/ratings/event-decoder.test.ts",
   "test/ratings/mcr-score.test.ts",
   "test/rest-shim/*.test.ts",
-  // The formats library's suites and the stream state tables; the route suites (orders-*, seller-*) start a platform.
-  "test/stream/formats.test.ts",
-  "test/stream/primitives.test.ts",
-  "test/stream/sealed-box.test.ts",
-  "test/stream/storage.test.ts",
-  "test/stream/vectors.test.ts",
-  "test/stream/verify.test.ts",
-  "test/stream/orders-states.test.ts",
-  "test/stream/orders-errors.test.ts",
+  // The formats library's suites only: the other stream suites run against a platform.
+  "test/stream/{formats,primitives,sealed-box,storage,vectors,verify}.test.ts",
+  // The stream order state tables and error codes (database only / no platform).
+  "test/stream/orders-{states,errors}.test.ts",
   "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",
   "test/verify/evidence-check.test.ts",
