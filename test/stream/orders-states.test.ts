@@ -92,7 +92,7 @@ describe.each(databaseTargets())("stream state machines in the database (%s)", (
       }
     }
     expect(verdicts).toEqual(expected);
-  });
+  }, 180_000);
 
   it("delivery sessions: exactly the table's transitions pass the database", async () => {
     const verdicts: string[] = [];
@@ -111,7 +111,7 @@ describe.each(databaseTargets())("stream state machines in the database (%s)", (
       }
     }
     expect(verdicts).toEqual(expected);
-  });
+  }, 180_000);
 
   it("rows start in the initial status; unknown statuses are refused; a status update to itself is allowed", async () => {
     const before = [await suite.db.prisma.streamOrder.count(), await suite.db.prisma.streamDeliverySession.count()];
