@@ -34,6 +34,7 @@ import { machineCheckOn } from "./work-support.js";
 import { PaymentChain } from "./payments/index.js";
 import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
+import { buildStreamOrderServices, type StreamOrderServices } from "./stream-orders.js";
 import { buildStreamSellerServices, type StreamSellerServices } from "./stream-seller.js";
 
 export interface MarketsServices extends WorkServices, StreamSellerServices {
@@ -56,6 +57,8 @@ export interface MarketsServices extends WorkServices, StreamSellerServices {
   paymentChain: PaymentChain;
   /** Proof, escrow lock, release, refund and the x402 settlement (payment-settlement.service.ts). */
   settlements: PaymentSettlementService;
+  /** Stream orders, their payment, delivery sessions and delivery (stream-orders.ts). */
+  streamOrders: StreamOrderServices;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -111,6 +114,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const resourceBase = `http://${config.host}:${config.marketsPort}/api/v1`;
   const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBase) };
   const payments = new PaymentService(store, pairings, rails, clock);
+  const streamSeller = buildStreamSellerServices(runtime, store, clock);
   const services: MarketsServices = {
     ...work,
     store,
@@ -125,7 +129,8 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     rails,
     paymentChain,
     settlements,
-    ...buildStreamSellerServices(runtime, store, clock),
+    ...streamSeller,
+    streamOrders: buildStreamOrderServices(runtime, store, paymentChain, streamSeller.deliveryTokens, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
