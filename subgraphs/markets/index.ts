@@ -35,8 +35,9 @@ import { PaymentChain } from "./payments/index.js";
 import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
 import { buildStreamPurchaseServices, type StreamPurchaseServices } from "./stream-purchase.build.js";
+import { buildStreamSellerServices, type StreamSellerServices } from "./stream-seller.js";
 
-export interface MarketsServices extends WorkServices {
+export interface MarketsServices extends WorkServices, StreamSellerServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
   store: MarketsStore;
   identityChallenges: IdentityChallengeService;
@@ -128,6 +129,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     paymentChain,
     settlements,
     streamPurchases: buildStreamPurchaseServices(store, pairings, paymentChain, resourceBase, clock),
+    ...buildStreamSellerServices(runtime, store, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
