@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql } from "../support/platform.js";
 import { agentHeaders, api, expectMarketsError, expectOk, pairAgent, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 import { sellerHeaders } from "./helpers.js";
-import { buyerCall, createListing, createSeller, createMarket, LIBP2P_CAPABILITY, purchaseBody, purchaseKinds, purchaseState, putCapabilities, TCP_CAPABILITY, type Market } from "./purchases-helpers.js";
-import { buildChunks } from "./helpers.js";
+import { buyerCall, createSeller, createMarket, LIBP2P_CAPABILITY, purchaseBody, purchaseKinds, purchaseState, putCapabilities, TCP_CAPABILITY, type Market } from "./purchases-helpers.js";
+import { createListing } from "./helpers.js";
 
 describe("purchase flow: rails, capabilities, create, read", () => {
   let p: MarketsPlatform;
@@ -96,7 +96,7 @@ describe("purchase flow: rails, capabilities, create, read", () => {
     expect(await purchaseKinds(p, item.id)).toEqual(["stream.purchase.created", "stream.purchase.payment-pending"]);
     const all = expectOk(await create(purchaseBody(m)), 201).item;
     expect(all.resource.selection.chunkIds).toHaveLength(3);
-    expect(all.price.amount).toBe("0.03");
+    expect(all.price.amount).toBe("0.02");
   });
 
   it("negotiation: preferred transport wins; none in common fails the purchase with DELIVERY_NO_COMMON_TRANSPORT", async () => {
@@ -111,8 +111,7 @@ describe("purchase flow: rails, capabilities, create, read", () => {
     expect(s3.status).toBe("failed");
     // A seller without capabilities (or whose announcement expired) has nothing in common with anyone.
     const quiet = await createSeller(p, 3);
-    const chunks = buildChunks(quiet, 1);
-    const listingId = await createListing(p, quiet, chunks);
+    const listingId = (await createListing(p, quiet, 1, { price: { amount: "0.02", currency: "USD" } })).listing.id;
     expect(expectOk(await create({ ...purchaseBody(m), resource: { type: "stream.listing", listingId } }), 201).item.status).toBe("failed");
   });
 

@@ -1,5 +1,6 @@
 /**
- * Helpers of the purchase-flow suites (issue 10, part p): a seller with a listing of real encrypted chunks, its
+ * Helpers of the purchase-flow suites (issue 10, part p): a seller with a listing of real encrypted chunks (the
+ * seller routes of issue-10s: signing key, chunks, uploads, listing), its
  * delivery capabilities, a paired buyer agent with an X25519 key, purchase calls with the buyer's pairing token, and
  * the rows a refusal must leave unchanged.
  */
@@ -10,7 +11,7 @@ import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
 import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { agentHeaders, api, bindMachine, expectOk, pairAgent, prismaOf, type MarketsPlatform } from "../markets/helpers.js";
-import { buildChunks, enrollAgent, sellerHeaders, signingKey, type StreamSeller } from "./helpers.js";
+import { createListing, createSeller, sellerHeaders, type StreamSeller } from "./helpers.js";
 
 export const TCP_CAPABILITY = {
   transportId: "tcp",
@@ -33,45 +34,7 @@ export interface Market {
   buyer: { wallet: Wallet; token: string; did: string; secretKey: Uint8Array; publicKeyHex: string; machineId: string };
 }
 
-/**
- * A listing of `count` chunks of seller `index`. The listing row is written directly until the seller's listing
- * route (issue-10s) is merged here; the chunks are real encrypted, signed manifests.
- */
-export async function createListing(p: MarketsPlatform, seller: StreamSeller, chunks: EncryptedChunk[], price = { amount: "0.03", currency: "USD", perChunk: "0.01" as string | null }) {
-  const now = new Date();
-  const id = `slst_${toHex(nacl.randomBytes(8))}`;
-  await prismaOf(p).streamListing.create({
-    data: {
-      id,
-      machineId: seller.machineId,
-      identityRef: seller.identityRef,
-      title: "lidar",
-      chunkIds: chunks.map((c) => c.manifest.chunkId),
-      chunkCount: chunks.length,
-      totalBytes: BigInt(chunks.reduce((n, c) => n + c.ciphertext.length, 0)),
-      storageProvider: "local",
-      priceAmount: price.amount,
-      priceCurrency: price.currency,
-      pricePerChunk: price.perChunk,
-      status: "active",
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
-  return id;
-}
-
-/**
- * A seller on demo machine ("active", index): bound with a real identity proof and an agent enrolled over the real
- * routes; its signing key is made locally (the listing is a fixture row, so no chunk route checks it here).
- */
-export async function createSeller(p: MarketsPlatform, index: number): Promise<StreamSeller> {
-  const machine = await bindMachine(p, p.machine("active", index));
-  const { agentId, agentToken } = await enrollAgent(p, machine.id);
-  const { signer, publicKeyHex } = signingKey(machine.identityRef, `key-${index}-1`);
-  const box = nacl.box.keyPair();
-  return { machineId: machine.id, identityRef: machine.identityRef, agentId, agentToken, signer, publicKeyHex, boxSecretKey: box.secretKey, boxPublicKey: box.publicKey };
-}
+export { createSeller };
 
 export function putCapabilities(p: MarketsPlatform, seller: StreamSeller, body: Record<string, unknown>, headers: Record<string, string> = sellerHeaders(seller)) {
   return api(p, "PUT", `/machines/${seller.machineId}/delivery-capabilities`, body, headers);
@@ -80,8 +43,8 @@ export function putCapabilities(p: MarketsPlatform, seller: StreamSeller, body: 
 /** Seller `sellerIndex` with 3 chunks, a listing, tcp capabilities; a buyer paired with active machine `buyerIndex`. */
 export async function createMarket(p: MarketsPlatform, sellerIndex: number, buyerIndex: number, buyerKey: string): Promise<Market> {
   const seller = await createSeller(p, sellerIndex);
-  const chunks = buildChunks(seller, 3);
-  const listingId = await createListing(p, seller, chunks);
+  const { listing, chunks } = await createListing(p, seller, 3, { price: { amount: "0.02", currency: "USD" } });
+  const listingId = listing.id as string;
   expectOk(await putCapabilities(p, seller, { capabilities: [TCP_CAPABILITY] }), 201);
   const buyerMachine = await bindMachine(p, p.machine("active", buyerIndex));
   const wallet = new Wallet(buyerKey);
