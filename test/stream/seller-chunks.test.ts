@@ -215,6 +215,14 @@ describe("GET /stream/chunks/:chunkId/data", () => {
     expect(answer.headers.get("x-stream-encrypted-data-hash")).toBe(chunk.manifest.encryptedDataHash);
   });
 
+  it("HEAD answers the headers of the GET without a body", async () => {
+    const response = await fetch(`${p.markets}/api/v1/stream/chunks/${encodeURIComponent(chunk.manifest.chunkId)}/data`, { method: "HEAD", headers: bearer(token) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-length")).toBe(String(chunk.ciphertext.length));
+    expect(response.headers.get("x-stream-chunk-id")).toBe(chunk.manifest.chunkId);
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it.each([
     ["bytes=0-9", 0, 9],
     ["bytes=10-", 10, 1015],
