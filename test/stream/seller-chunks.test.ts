@@ -6,7 +6,8 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signManifest, type EncryptedChunk } from "../../subgraphs/markets/stream/index.js";
+import { MAX_CHUNK_SIZE, signManifest, type EncryptedChunk } from "../../subgraphs/markets/stream/index.js";
+import { rawRequest } from "../support/http.js";
 import {
   api, buildChunks, createSeller, enrollAgent, expectMarketsError, expectOk, marketsServices, PLATFORM_START_TIMEOUT_MS, postChunk,
   prismaOf, putChunkData, sellerHeaders, signingKey, startMarketsPlatform, type MarketsPlatform, type StreamSeller,
@@ -163,6 +164,36 @@ describe("PUT /stream/chunks/:chunkId/data", () => {
   });
 });
 
+describe("PUT /stream/chunks/:chunkId/data: limits before the body", () => {
+  it("a declared body over the limit: 413 PAYLOAD_TOO_LARGE before a byte is read, connection closed", async () => {
+    const [chunk] = buildChunks(seller, 1);
+    expectOk(await postChunk(p, seller, chunk!.manifest), 201);
+    const before = await state();
+    const port = Number(new URL(p.markets).port);
+    const answer = await rawRequest(port, [
+      `PUT /api/v1/stream/chunks/${encodeURIComponent(chunk!.manifest.chunkId)}/data HTTP/1.1`, "Host: 127.0.0.1",
+      "Content-Type: application/octet-stream", `Content-Length: ${MAX_CHUNK_SIZE + 1}`,
+      `x-machine-agent-id: ${seller.agentId}`, `x-machine-agent-token: ${seller.agentToken}`,
+    ]);
+    expect([answer.status, JSON.parse(answer.body).error.code, answer.headers.connection]).toEqual([413, "PAYLOAD_TOO_LARGE", "close"]);
+    expect(await state()).toEqual(before);
+  });
+
+  it("a declared length other than encryptedSize: 400 CIPHERTEXT_SIZE_MISMATCH; a repeated credential header: 401 AGENT_AUTH_INVALID", async () => {
+    const [chunk] = buildChunks(seller, 1, 100);
+    expectOk(await postChunk(p, seller, chunk!.manifest), 201);
+    const before = await state();
+    const port = Number(new URL(p.markets).port);
+    const path = `/api/v1/stream/chunks/${encodeURIComponent(chunk!.manifest.chunkId)}/data`;
+    const head = (extra: string[]) => [`PUT ${path} HTTP/1.1`, "Host: 127.0.0.1", "Content-Type: application/octet-stream", ...extra];
+    const wrongLength = await rawRequest(port, head([`Content-Length: 10`, `x-machine-agent-id: ${seller.agentId}`, `x-machine-agent-token: ${seller.agentToken}`]), [Buffer.alloc(10)]);
+    expect([wrongLength.status, JSON.parse(wrongLength.body).error.code]).toEqual([400, "CIPHERTEXT_SIZE_MISMATCH"]);
+    const repeated = await rawRequest(port, head([`Content-Length: 0`, `x-machine-agent-id: ${seller.agentId}`, `x-machine-agent-id: ${seller.agentId}`, `x-machine-agent-token: ${seller.agentToken}`]));
+    expect([repeated.status, JSON.parse(repeated.body).error.code]).toEqual([401, "AGENT_AUTH_INVALID"]);
+    expect(await state()).toEqual(before);
+  });
+});
+
 describe("GET /stream/chunks/:chunkId/data", () => {
   let chunk: EncryptedChunk;
   let token: string;
@@ -182,6 +213,14 @@ describe("GET /stream/chunks/:chunkId/data", () => {
     expect(answer.headers.get("content-length")).toBe(String(chunk.ciphertext.length));
     expect(answer.headers.get("x-stream-chunk-id")).toBe(chunk.manifest.chunkId);
     expect(answer.headers.get("x-stream-encrypted-data-hash")).toBe(chunk.manifest.encryptedDataHash);
+  });
+
+  it("HEAD answers the headers of the GET without a body", async () => {
+    const response = await fetch(`${p.markets}/api/v1/stream/chunks/${encodeURIComponent(chunk.manifest.chunkId)}/data`, { method: "HEAD", headers: bearer(token) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-length")).toBe(String(chunk.ciphertext.length));
+    expect(response.headers.get("x-stream-chunk-id")).toBe(chunk.manifest.chunkId);
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
   });
 
   it.each([

@@ -153,6 +153,8 @@ describe("POST /stream/events and /stream/events/batch", () => {
     expectMarketsError(await send({ ...signed, schemaVersion: "v0" }), 400, "ENVELOPE_MALFORMED");
     expectMarketsError(await send(unregistered), 400, "SIGNER_UNKNOWN");
     expectMarketsError(await send(envelope(seller, { policyId: "spol_000000000000000000000000" })), 404, "NOT_FOUND");
+    expectMarketsError(await api(p, "POST", "/stream/events", { agentId: other.agentId, agentToken: seller.agentToken, envelope: signed }), 400, "ENVELOPE_MALFORMED");
+    expectMarketsError(await api(p, "POST", "/stream/events", { machineId: other.machineId, agentToken: seller.agentToken, envelope: signed }), 400, "ENVELOPE_MALFORMED");
     expectMarketsError(await api(p, "POST", "/stream/events", { envelope: signed }), 401, "AGENT_AUTH_REQUIRED");
     expectMarketsError(await api(p, "POST", "/stream/events", { agentToken: other.agentToken, envelope: signed }), 401, "AGENT_AUTH_INVALID");
     expect(await state()).toEqual(before);
