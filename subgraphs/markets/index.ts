@@ -35,6 +35,7 @@ import { PaymentChain } from "./payments/index.js";
 import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
 import { buildStreamOrderServices, type StreamOrderServices } from "./stream-orders.js";
+import { buildStreamPurchaseServices, type StreamPurchaseServices } from "./stream-purchase.build.js";
 import { buildStreamSellerServices, type StreamSellerServices } from "./stream-seller.js";
 
 export interface MarketsServices extends WorkServices, StreamSellerServices {
@@ -59,6 +60,8 @@ export interface MarketsServices extends WorkServices, StreamSellerServices {
   settlements: PaymentSettlementService;
   /** Stream orders, their payment, delivery sessions and delivery (stream-orders.ts). */
   streamOrders: StreamOrderServices;
+  /** Issue 10 purchase flow (stream-purchase.build.ts). */
+  streamPurchases: StreamPurchaseServices;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -131,6 +134,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     settlements,
     ...streamSeller,
     streamOrders: buildStreamOrderServices(runtime, store, paymentChain, streamSeller.deliveryTokens, clock),
+    streamPurchases: buildStreamPurchaseServices(store, pairings, paymentChain, resourceBase, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
