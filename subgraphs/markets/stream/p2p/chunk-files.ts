@@ -6,10 +6,11 @@
  */
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { StreamFormatError } from "../errors.js";
 import type { ChunkManifest } from "../manifest.js";
+import { decryptChunk } from "../chunk.js";
 
 const fileName = (chunkId: string) => chunkId.replace(/^sha256:/, "");
 
@@ -90,4 +91,29 @@ export class ChunkWriter {
     await rename(this.files.partPath(chunkId), this.files.encPath(chunkId));
     return this.files.encPath(chunkId);
   }
+}
+
+/**
+ * Decrypts checked chunk files in chain order into one output stream: each chunk is read whole (at most 32 MiB, the
+ * frame limit) and passed through decryptChunk (hash again, key commitment, tag, plaintext hash) before its plaintext
+ * is written. `keyFor` hands over the chunk key (from openBuyerAccess); it is wiped after use.
+ */
+export async function decryptChunkFiles(
+  chunks: Array<{ manifest: ChunkManifest; file: string }>,
+  keyFor: (manifest: ChunkManifest, position: number) => Uint8Array,
+  write: (plaintext: Uint8Array) => Promise<void> | void,
+): Promise<number> {
+  let bytes = 0;
+  for (const [position, { manifest, file }] of chunks.entries()) {
+    const ciphertext = await readFile(file);
+    const key = keyFor(manifest, position);
+    try {
+      const plaintext = decryptChunk(manifest, ciphertext, key, position);
+      await write(plaintext);
+      bytes += plaintext.length;
+    } finally {
+      key.fill(0);
+    }
+  }
+  return bytes;
 }

@@ -101,7 +101,12 @@ export async function downloadChunks(options: DownloadOptions): Promise<Download
       resumeOffsets: result.resumedFrom,
       handoff: options.handoff,
     });
-    for await (const frame of readFrames(socket, MAX_FRAME_BYTES) as AsyncIterable<Frame>) {
+    // Read with next(), not for-await: leaving a for-await over the socket would destroy it before the ack is sent.
+    const frames = readFrames(socket, MAX_FRAME_BYTES);
+    while (wanted.size > 0) {
+      const next = await frames.next();
+      if (next.done) break;
+      const frame: Frame = next.value;
       if (frame.type === "delivery.error") throw new P2pError("DELIVERY_REFUSED", `${frame.code}: ${frame.message}`);
       if (frame.requestId !== requestId) throw new P2pError("FRAME_UNEXPECTED", "a frame of another request");
       if (frame.type === "chunk.manifest") {
@@ -127,7 +132,6 @@ export async function downloadChunks(options: DownloadOptions): Promise<Download
         if (frame.bytes !== current.manifest.encryptedSize) throw new P2pError("DATA_OUT_OF_ORDER", `end says ${frame.bytes} bytes, the manifest ${current.manifest.encryptedSize}`);
         result.files.set(frame.chunkId, await current.finish());
         wanted.delete(frame.chunkId);
-        if (wanted.size === 0) break;
       } else {
         throw new P2pError("FRAME_UNEXPECTED", `${frame.type} from the seller`);
       }
