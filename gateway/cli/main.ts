@@ -18,6 +18,7 @@ import { identityCommands } from "./commands/identity.js";
 import { marketCommands } from "./commands/market.js";
 import { monetizationCommands } from "./commands/monetization.js";
 import { revokeCommand } from "./commands/revoke.js";
+import { streamCommands } from "./commands/stream.js";
 
 export const COMMANDS: CliCommandGroup[] = [
   controllerCommands,
@@ -30,6 +31,7 @@ export const COMMANDS: CliCommandGroup[] = [
   identityCommands,
   agentCommands,
   marketCommands,
+  streamCommands,
   demoCommand,
 ];
 
