@@ -52,7 +52,7 @@ export class StreamApi {
     const response = await fetch(`${this.base}/api/v1${route}`, {
       method: "PUT",
       headers: { ...this.headers, "content-type": "application/octet-stream" },
-      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      body: bytes as unknown as BodyInit,
     });
     const text = await response.text();
     const json = text ? JSON.parse(text) : null;
