@@ -8,7 +8,8 @@ import { RUNTIME_OPERATIONS, RUNTIME_ROUTES } from "./markets-runtime.js";
 import { WORK_OPERATIONS, WORK_ROUTES } from "./markets-work.js";
 import { ORDER_OPERATIONS, ORDER_ROUTES } from "./markets-orders.js";
 import { PAYMENT_OPERATIONS, PAYMENT_ROUTES } from "./markets-payments.js";
+import { STREAM_ORDER_OPERATIONS, STREAM_ORDER_ROUTES } from "./markets-stream-orders.js";
 
-export const MARKETS_ROUTES: readonly RouteDefinition[] = [...MACHINE_ROUTES, ...RUNTIME_ROUTES, ...WORK_ROUTES, ...ORDER_ROUTES, ...PAYMENT_ROUTES];
+export const MARKETS_ROUTES: readonly RouteDefinition[] = [...MACHINE_ROUTES, ...RUNTIME_ROUTES, ...WORK_ROUTES, ...ORDER_ROUTES, ...PAYMENT_ROUTES, ...STREAM_ORDER_ROUTES];
 
-export const MARKETS_OPERATIONS = { ...MACHINE_OPERATIONS, ...RUNTIME_OPERATIONS, ...WORK_OPERATIONS, ...ORDER_OPERATIONS, ...PAYMENT_OPERATIONS } as const;
+export const MARKETS_OPERATIONS = { ...MACHINE_OPERATIONS, ...RUNTIME_OPERATIONS, ...WORK_OPERATIONS, ...ORDER_OPERATIONS, ...PAYMENT_OPERATIONS, ...STREAM_ORDER_OPERATIONS } as const;

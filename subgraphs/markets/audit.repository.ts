@@ -41,7 +41,8 @@ export type AuditKind =
   | "agent-pairing.session-rotated"
   | "agent-pairing.updated"
   | "agent-pairing.revoked"
-  | `market.${string}`;
+  | `market.${string}`
+  | `stream.${string}`;
 
 export interface AuditEventInput {
   kind: AuditKind;

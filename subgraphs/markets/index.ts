@@ -34,6 +34,7 @@ import { machineCheckOn } from "./work-support.js";
 import { PaymentChain } from "./payments/index.js";
 import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
+import { buildStreamOrderServices, type StreamOrderServices } from "./stream-orders.js";
 
 export interface MarketsServices extends WorkServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
@@ -55,6 +56,8 @@ export interface MarketsServices extends WorkServices {
   paymentChain: PaymentChain;
   /** Proof, escrow lock, release, refund and the x402 settlement (payment-settlement.service.ts). */
   settlements: PaymentSettlementService;
+  /** Stream orders, their payment, delivery sessions and delivery (stream-orders.ts). */
+  streamOrders: StreamOrderServices;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -124,6 +127,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     rails,
     paymentChain,
     settlements,
+    streamOrders: buildStreamOrderServices(runtime, store, paymentChain, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);

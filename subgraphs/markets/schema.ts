@@ -11,11 +11,12 @@ import { AgentPairingResolver } from "./pairing.resolver.js";
 import { MarketOrderResolver } from "./order.resolver.js";
 import { MarketMachineOrdersResolver } from "./market-machine-orders.resolver.js";
 import { PaymentSettlementResolver } from "./payment-settlement.resolver.js";
+import { StreamOrderResolver } from "./stream-order.resolver.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
     resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS,
-      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver],
+      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, StreamOrderResolver],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

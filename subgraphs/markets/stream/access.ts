@@ -60,7 +60,7 @@ export function createBuyerAccess(
   }
 }
 
-function parseAccess(value: unknown, position?: number): BuyerAccess {
+export function parseAccess(value: unknown, position?: number): BuyerAccess {
   const a = value as BuyerAccess;
   const ok = typeof a === "object" && a !== null && a.schemaVersion === ACCESS_SCHEMA && typeof a.chunkId === "string"
     && typeof a.buyer === "object" && a.buyer !== null && a.buyer.recipientType === "buyer" && a.buyer.algorithm === KEY_WRAP

@@ -38,6 +38,11 @@ export interface PaymentsConfig {
   x402Network: string;
   /** X402_MAX_TIMEOUT_SECONDS: `maxTimeoutSeconds` of the payment requirements (how long a signed authorization may live). */
   x402MaxTimeoutSeconds: number;
+  /**
+   * STREAM_PAYMENT_PROOF_REQUIRED (`true` | `false`, default false): whether paying a stream order needs an on-chain
+   * proof `{ chainId, txHash }`. Off by default, as settlement is self-reported in the beta (public notes 3).
+   */
+  streamProofRequired: boolean;
 }
 
 function rpcUrls(raw: string | undefined): Record<string, string> {
@@ -71,5 +76,12 @@ export function loadPaymentsConfig(env: Env, chainId: number): PaymentsConfig {
     receiptTimeoutMs: Math.max(1000, int(env, "PAYMENT_RECEIPT_TIMEOUT_MS", 30_000)),
     x402Network: env.X402_NETWORK || (chainId === 3338 ? "peaq" : `eip155:${chainId}`),
     x402MaxTimeoutSeconds: maxTimeout,
+    streamProofRequired: flag(env.STREAM_PAYMENT_PROOF_REQUIRED, "STREAM_PAYMENT_PROOF_REQUIRED"),
   };
+}
+
+function flag(raw: string | undefined, name: string): boolean {
+  if (raw === undefined || raw === "" || raw === "false") return false;
+  if (raw === "true") return true;
+  throw new ConfigError(`${name} must be true or false`);
 }
