@@ -113,5 +113,14 @@ export const MARKETS_ERRORS = defineErrorTable({
     STREAM_DELIVERY_SESSION_STATE_INVALID: { status: 409, message: "The delivery session is not in a state that allows this." },
     STREAM_DELIVERY_NOT_READY: { status: 409, message: "The delivery is not ready yet." },
     STREAM_DELIVERY_FAILED: { status: 409, message: "The seller reported the delivery as failed." },
+    // ---- Stream marketplace: purchases (issue 10, part p; docs/markets-errors.md "Stream marketplace") ----
+    PURCHASE_CHUNKS_INVALID: { status: 400, message: "The selected chunks are not all part of the listing." },
+    PURCHASE_RAIL_INVALID: { status: 400, message: "The payment rail does not match the purchase's payment intent." },
+    PURCHASE_ACCESS_MISMATCH: { status: 400, message: "The access items must be exactly the bought chunks, each to the purchase's buyer key." },
+    DELIVERY_CAPABILITIES_INVALID: { status: 400, message: "The delivery capabilities are not valid." },
+    STREAM_HANDOFF_INVALID: { status: 401, message: "The delivery handoff token is not valid." },
+    STREAM_HANDOFF_EXPIRED: { status: 401, message: "The delivery handoff token expired; get the delivery again." },
+    PURCHASE_STATE_INVALID: { status: 409, message: "The purchase is not in a state that allows this." },
+    PURCHASE_LISTING_INACTIVE: { status: 409, message: "The listing is not active." },
   },
 });

@@ -35,6 +35,7 @@ import { PaymentChain } from "./payments/index.js";
 import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
 import { buildStreamOrderServices, type StreamOrderServices } from "./stream-orders.js";
+import { buildStreamPurchaseServices, type StreamPurchaseServices } from "./stream-purchase.build.js";
 
 export interface MarketsServices extends WorkServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
@@ -58,6 +59,8 @@ export interface MarketsServices extends WorkServices {
   settlements: PaymentSettlementService;
   /** Stream orders, their payment, delivery sessions and delivery (stream-orders.ts). */
   streamOrders: StreamOrderServices;
+  /** Issue 10 purchase flow (stream-purchase.build.ts). */
+  streamPurchases: StreamPurchaseServices;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -128,6 +131,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     paymentChain,
     settlements,
     streamOrders: buildStreamOrderServices(runtime, store, paymentChain, clock),
+    streamPurchases: buildStreamPurchaseServices(store, pairings, paymentChain, resourceBase, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);

@@ -12,11 +12,12 @@ import { MarketOrderResolver } from "./order.resolver.js";
 import { MarketMachineOrdersResolver } from "./market-machine-orders.resolver.js";
 import { PaymentSettlementResolver } from "./payment-settlement.resolver.js";
 import { StreamOrderResolver } from "./stream-order.resolver.js";
+import { StreamPurchaseResolver } from "./stream-purchase.resolver.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
     resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS,
-      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, StreamOrderResolver],
+      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, StreamOrderResolver, StreamPurchaseResolver],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {
