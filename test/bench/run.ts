@@ -21,7 +21,10 @@
  *    alone: `BENCH_ONLY=payment-proofs npm run bench`).
  * 10. Document 3 stream formats: chunk encryption and decryption MB/s beside the raw XChaCha20-Poly1305 cipher, and
  *    the peak RSS of encrypting a 256 MB stream generated on the fly (stream-formats.ts; alone:
- *    BENCH_ONLY=stream-formats).
+ *    BENCH_ONLY=stream-formats), with where a chunk's time goes step by step (stream-costs.ts).
+ * 11. Document 3 stream marketplace: publishing and buying a 1 GB dataset (BENCH_STREAM_DATASET_MB) with the CLI's
+ *    code paths over the peer-to-peer transport, each side's peak RSS by quarter (stream-dataset.ts; alone:
+ *    BENCH_ONLY=stream-dataset).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -37,6 +40,7 @@ import { benchAuditEvents } from "./audit-events.js";
 import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
 import { benchStreamFormats } from "./stream-formats.js";
+import { benchStreamDataset } from "./stream-dataset.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
@@ -55,8 +59,9 @@ async function load(opts: autocannon.Options): Promise<Sample> {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
-  if (process.env.BENCH_ONLY === "payment-proofs" || process.env.BENCH_ONLY === "stream-formats") {
+  if (["payment-proofs", "stream-formats", "stream-dataset"].includes(process.env.BENCH_ONLY ?? "")) {
     if (process.env.BENCH_ONLY === "payment-proofs") await benchPaymentProofs(ROUNDS);
+    else if (process.env.BENCH_ONLY === "stream-dataset") await benchStreamDataset();
     else await benchStreamFormats(ROUNDS);
     await rm(dataDir, { recursive: true, force: true });
     return;
@@ -119,6 +124,8 @@ async function main(): Promise<void> {
     await benchPaymentProofs(ROUNDS);
     console.error("stream formats ...");
     await benchStreamFormats(ROUNDS);
+    console.error("stream dataset ...");
+    await benchStreamDataset();
   } finally {
     for (const child of processes.reverse()) await child.stop();
     // A failed cleanup must not hide the error that ended the run.
