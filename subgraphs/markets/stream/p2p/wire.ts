@@ -1,5 +1,4 @@
 /** Writing frames to a socket with backpressure, and small socket helpers both peers use. */
-import { once } from "node:events";
 import type { Socket } from "node:net";
 import { encodeFrame, type Frame } from "./frames.js";
 
@@ -7,12 +6,19 @@ import { encodeFrame, type Frame } from "./frames.js";
 export async function writeFrame(socket: Socket, frame: Frame): Promise<void> {
   if (socket.destroyed || !socket.writable) throw new Error("the connection is closed");
   if (socket.write(encodeFrame(frame))) return;
-  await Promise.race([
-    once(socket, "drain"),
-    once(socket, "close").then(() => {
-      throw new Error("the connection closed while sending");
-    }),
-  ]);
+  // Listeners added per wait and removed after it, whichever event comes (a long transfer waits thousands of times).
+  await new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      socket.off("drain", onDrain);
+      socket.off("close", onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error("the connection closed while sending"));
+    socket.on("drain", onDrain);
+    socket.on("close", onClose);
+  });
 }
 
 /** Ends the socket after its buffered bytes are sent (at most `ms`, then destroys it). */
