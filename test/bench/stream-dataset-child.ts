@@ -59,11 +59,11 @@ if (role === "publish") {
   for await (const chunk of encryptDataset(dir, index, context, null)) {
     await store.put("seller", chunk.manifest.chunkId.slice(7), chunk.ciphertext);
     const access = createBuyerAccess(chunk.manifest, machineBox.secretKey, { recipientId: "buyer", publicKey: buyerBox.publicKey });
-    if (!out.write(`${JSON.stringify({ manifest: chunk.manifest, access })}\n`)) await new Promise((r) => out.once("drain", r));
+    if (!out.write(`${JSON.stringify({ manifest: chunk.manifest, access })}\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
     if (chunk.file !== null) bytes += chunk.ciphertext.length - 16;
     mark(bytes);
   }
-  await new Promise((r) => out.end(r));
+  await new Promise<void>((r) => out.end(() => r()));
   done("publish", bytes);
 } else if (role === "serve") {
   const [storeRoot, work] = args;
