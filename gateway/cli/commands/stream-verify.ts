@@ -29,15 +29,21 @@ const REFUSALS: Record<string, string> = {
 /** Fetches the listing and its manifests and verifies them; throws a CliError naming the failed check. */
 export async function verifyListing(api: StreamApi, listingId: string): Promise<VerifiedListing> {
   const listing = (await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}`)).item;
-  const answer = await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}/chunks`);
-  const body = answer?.item ?? answer ?? {};
-  const raw: unknown[] = body.manifests ?? (body.chunks ?? body.items ?? []).map((c: any) => c?.manifest ?? c);
-  const machineDid: string | undefined = body.machineDid ?? body.identityRef ?? listing.identityRef ?? listing.machineDid;
-  const trusted: TrustedSigningKey[] = (body.signingKeys ?? body.keys ?? []).map((k: any) => ({
-    machineDid: k.machineDid ?? machineDid,
-    keyId: k.keyId,
-    publicKeyHex: k.publicKeyHex,
-  }));
+  // The manifests page by page (the route's cursor), with the machine's signing keys (revoked keys are not trusted).
+  const raw: unknown[] = [];
+  let body: any = {};
+  let cursor: string | null = null;
+  do {
+    const query = `?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const answer = await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}/chunks${query}`);
+    body = answer?.item ?? answer ?? {};
+    raw.push(...(body.manifests ?? (body.items ?? body.chunks ?? []).map((c: any) => c?.manifest ?? c)));
+    cursor = body.nextCursor ?? answer?.nextCursor ?? null;
+  } while (cursor);
+  const machineDid: string | undefined = body.machineDid ?? listing.identityRef ?? undefined;
+  const trusted: TrustedSigningKey[] = (body.signingKeys ?? [])
+    .filter((k: any) => k.status !== "revoked")
+    .map((k: any) => ({ machineDid: k.machineDid ?? machineDid, keyId: k.keyId, publicKeyHex: k.publicKeyHex }));
   let manifests: ChunkManifest[];
   try {
     manifests = verifyChain(raw, trusted);
