@@ -94,12 +94,17 @@ export function encodeFrame(frame: Frame): Buffer {
 // ---- shape checks ---------------------------------------------------------------------------------------------------
 
 const ID = /^[A-Za-z0-9._:@/+=-]{1,200}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string => typeof v === "string" && ID.test(v);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+/**
+ * Non-empty, padded, standard-alphabet base64: the only spelling that decodes and re-encodes to itself (Node's decoder
+ * skips foreign characters and takes base64url, so the round trip is the check). Native both ways: a regular
+ * expression over a 350 KB frame cost more than the chunk's decryption.
+ */
+const isBase64 = (v: unknown): v is string => typeof v === "string" && v.length > 0 && v.length % 4 === 0 && Buffer.from(v, "base64").toString("base64") === v;
 
 const MEMBERS: Record<FrameType, string[]> = {
   "chunk.request": ["type", "protocol", "encoding", "requestId", "purchaseId", "deliverySessionId", "buyerId", "chunkIds", "resumeOffsets", "handoff"],
@@ -150,7 +155,7 @@ export function parseFrame(value: unknown): Frame {
       break;
     case "chunk.data":
       if (!isCount(value.offset)) fail("chunk.data: offset is an integer >= 0");
-      if (typeof value.dataBase64 !== "string" || value.dataBase64.length === 0 || !BASE64.test(value.dataBase64)) fail("chunk.data: dataBase64 is non-empty padded base64");
+      if (!isBase64(value.dataBase64)) fail("chunk.data: dataBase64 is non-empty padded base64");
       break;
     case "chunk.end":
       if (!isCount(value.bytes)) fail("chunk.end: bytes is an integer >= 0");
