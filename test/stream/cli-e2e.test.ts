@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { bindMachine, createSeller, expectOk, api, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform, type StreamSeller } from "./helpers.js";
+import { P2pError, downloadChunks } from "../../subgraphs/markets/stream/p2p/index.js";
 import { sameFiles, startServe, writeDataset, writeSellerFile, type ServeProcess } from "./cli-helpers.js";
 
 let p: MarketsPlatform;
@@ -149,6 +150,18 @@ describe("cli stream: refusals", () => {
     expect(lines(buy.stdout).map((s) => s.step)).toEqual(["verify", "order", "transfer", "pay"]);
     expect(await readdir(out)).toEqual([".stream-chunks"]);
     expect(await sameFiles(out, dataset)).toBe(false);
+  });
+
+  it("the seller's delivery server refuses a handoff the platform did not issue, before sending a byte", async () => {
+    const { p2p } = await serve.line((l) => l.step === "serve");
+    const [host, port] = p2p.split(":");
+    const listing = await prismaOf(p).streamListing.findUniqueOrThrow({ where: { id: listingId } });
+    const manifests = (await prismaOf(p).streamChunk.findMany({ where: { chunkId: { in: listing.chunkIds } } })).map((row) => row.manifest as any);
+    const dir = path.join(work, "forged");
+    const attempt = downloadChunks({ host, port: Number(port), purchaseId: "spur_0000000000000000", deliverySessionId: "sdel_0000000000000000", buyerId: "0xforged", handoff: `shof_${"A".repeat(43)}`, manifests, dir });
+    await expect(attempt).rejects.toThrow(P2pError);
+    await expect(attempt).rejects.toThrow(/DELIVERY_REFUSED: HANDOFF_INVALID/);
+    expect(await readdir(dir).catch(() => [])).toEqual([]);
   });
 
   it("publish refuses a missing directory and a bad price with a clear message", async () => {
