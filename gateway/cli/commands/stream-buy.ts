@@ -53,7 +53,7 @@ export async function payOnChain(amount: string, currency: string): Promise<{ tx
   const raw = parseUnits(amount, 6);
   progress(`pay: ${amount} ${currency} = ${raw} raw units of ${token} to ${payee}`);
   const txHash = await sendTransfer(payerWallet(), token, payee, raw);
-  return { txHash, chainId: String(loadConfig().chain.chainId ?? demo?.chainId) };
+  return { txHash, chainId: String(process.env.CHAIN_ID ?? demo?.chainId ?? loadConfig().chain.chainId) };
 }
 
 /** Polls `read` while it answers one of the `waiting` codes (the seller has not prepared access yet). */
