@@ -32,6 +32,7 @@ export const FAST_TEST_FILES = [
   "test/stream/vectors.test.ts",
   "test/stream/verify.test.ts",
   "test/stream/orders-states.test.ts",
+  "test/stream/orders-errors.test.ts",
   // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout (issue-10c); cli-e2e starts a platform.
   "test/stream/p2p-frames.test.ts",
   "test/stream/p2p-transfer.test.ts",

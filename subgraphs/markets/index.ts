@@ -36,8 +36,9 @@ import { chainRails } from "./payments/rails.js";
 import { PaymentSettlementService } from "./payment-settlement.service.js";
 import { buildStreamOrderServices, type StreamOrderServices } from "./stream-orders.js";
 import { buildStreamPurchaseServices, type StreamPurchaseServices } from "./stream-purchase.build.js";
+import { buildStreamSellerServices, type StreamSellerServices } from "./stream-seller.js";
 
-export interface MarketsServices extends WorkServices {
+export interface MarketsServices extends WorkServices, StreamSellerServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
   store: MarketsStore;
   identityChallenges: IdentityChallengeService;
@@ -116,6 +117,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const resourceBase = `http://${config.host}:${config.marketsPort}/api/v1`;
   const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBase) };
   const payments = new PaymentService(store, pairings, rails, clock);
+  const streamSeller = buildStreamSellerServices(runtime, store, clock);
   const services: MarketsServices = {
     ...work,
     store,
@@ -130,7 +132,8 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     rails,
     paymentChain,
     settlements,
-    streamOrders: buildStreamOrderServices(runtime, store, paymentChain, clock),
+    ...streamSeller,
+    streamOrders: buildStreamOrderServices(runtime, store, paymentChain, streamSeller.deliveryTokens, clock),
     streamPurchases: buildStreamPurchaseServices(store, pairings, paymentChain, resourceBase, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };

@@ -7,8 +7,9 @@
  * - `payment_pending`: 409 STREAM_ORDER_NOT_PAID; `paid` (access not prepared yet): 409 STREAM_ACCESS_NOT_PREPARED;
  *   `cancelled` / `expired`: 409 STREAM_ORDER_STATE_INVALID; a session still `requested` / `preparing`: 409
  *   STREAM_DELIVERY_NOT_READY; `failed`: 409 STREAM_DELIVERY_FAILED.
- * - `access`: only the access rows of this order, for the bought chunks and the order's buyer key.
- * - mode `platform`: each bought chunk's `url` (the chunk data route of this listener) with a bearer delivery token
+ * - `access`: only the access rows for the bought chunks, the order's buyer and its key.
+ * - mode `platform`: each bought chunk's `url` (the chunk data route, a path on the markets listener the buyer called:
+ *   resolve it against that base, as a browser resolves `/path`) with a bearer delivery token
  *   scoped to the order's buyer and chunks, or, for a chunk stored outside the platform, its storage `reference`
  *   (walrus://, s3://, gdrive://). The first answer from a `ready` session marks session and order `delivered`
  *   (the keys and the token are the delivery); later answers repeat the body with a fresh token.
@@ -26,8 +27,6 @@ export class StreamOrderDelivery {
   constructor(
     private readonly store: MarketsStore,
     private readonly tokens: DeliveryTokenIssuer,
-    /** `http://host:port/api/v1` of the markets listener. */
-    private readonly apiBase: string,
     private readonly clock: Clock,
   ) {}
 
@@ -44,8 +43,10 @@ export class StreamOrderDelivery {
       const session = await tx.streamDeliverySession.findFirst({ where: { orderId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
       if (!session || session.status === "requested" || session.status === "preparing") throw E.deliveryNotReady();
       if (session.status === "failed") throw E.deliveryFailed();
+      // By buyer, key and bought chunk, not by orderId: one (chunk, buyer, key) row serves every order of that buyer
+      // and key (unique), and a later order's prepare-access re-labels it.
       const rows = await tx.streamBuyerAccess.findMany({
-        where: { orderId, buyerId, publicKeyHex: order.buyerPublicKeyHex, chunkId: { in: order.chunkIds } },
+        where: { buyerId, publicKeyHex: order.buyerPublicKeyHex, chunkId: { in: order.chunkIds } },
       });
       const byChunk = new Map(rows.map((row) => [row.chunkId, row.access]));
       const access = order.chunkIds.filter((id) => byChunk.has(id)).map((id) => byChunk.get(id));
@@ -71,7 +72,7 @@ export class StreamOrderDelivery {
               chunkId,
               encryptedDataHash: chunk?.encryptedDataHash ?? null,
               encryptedSize: chunk ? Number(chunk.encryptedSize) : null,
-              ...(local ? { url: `${this.apiBase}/stream/chunks/${encodeURIComponent(chunkId)}/data` } : { reference: stored }),
+              ...(local ? { url: `/api/v1/stream/chunks/${encodeURIComponent(chunkId)}/data` } : { reference: stored }),
             };
           }),
         };

@@ -44,7 +44,7 @@ export class StreamOrderResolver {
     @Arg("paymentReference", S) paymentReference: string,
     @Arg("proof", () => StreamPaymentProofInput, OPT) proof: StreamPaymentProofInput | null,
   ) {
-    return this.deps.streamOrders.orders.pay(orderId, { paymentReference, proof: proof === null ? null : { ...proof } });
+    return this.deps.streamOrders.orders.pay(orderId, { paymentReference, proof: proof == null ? null : { ...proof } });
   }
 
   @Mutation(() => PreparedStreamAccess, { description: "POST /stream/orders/:orderId/prepare-access (the machine's agent)" })

@@ -6,11 +6,10 @@ import type { Clock } from "../shared/clock.js";
 import type { SubgraphRuntime } from "../shared/runtime.js";
 import { DeliverySessionService } from "./delivery-session.service.js";
 import { requireActiveMachine } from "./machine-guard.js";
-import { pairingSecrets } from "./pairing.token.js";
 import type { PaymentChain } from "./payments/index.js";
 import type { MarketsStore } from "./store.js";
 import { authenticateStreamAgent } from "./stream-agent-auth.js";
-import { DeliveryTokens } from "./stream-delivery-token.js";
+import type { DeliveryTokens } from "./stream-delivery-token.js";
 import { StreamOrderDelivery } from "./stream-order.delivery.js";
 import { StreamOrderService } from "./stream-order.service.js";
 import type { DeliveryTokenIssuer, StreamAgentAuth } from "./stream-order.types.js";
@@ -21,23 +20,27 @@ export interface StreamOrderServices {
   delivery: StreamOrderDelivery;
 }
 
-export function buildStreamOrderServices(runtime: SubgraphRuntime, store: MarketsStore, chain: PaymentChain, clock: Clock): StreamOrderServices {
+export function buildStreamOrderServices(
+  runtime: SubgraphRuntime,
+  store: MarketsStore,
+  chain: PaymentChain,
+  tokens: DeliveryTokens,
+  clock: Clock,
+): StreamOrderServices {
   const { config } = runtime;
   // Rule 1 first (the route table's guard walk), then the agent of that machine.
   const agents: StreamAgentAuth = async (tx, machineId, credentials) => {
     await requireActiveMachine(tx, machineId);
     return { agentId: (await authenticateStreamAgent(tx, machineId, credentials)).agent.id };
   };
-  // The same secrets and namespace as the chunk data route's verifier (stream-delivery-token.ts).
-  const tokens = new DeliveryTokens(pairingSecrets(config.markets.pairingJwtSecrets, config.dataDir), config.namespace.didMethod);
+  // The seller side's token issuer: the chunk data route verifies what it issues (stream-delivery-token.ts).
   const issue: DeliveryTokenIssuer = async ({ orderId, buyerId, chunkIds }) => {
     const issued = await tokens.issue({ scope: { orderId }, buyerId, chunkIds }, clock.now());
     return { token: issued.token, expiresAt: issued.expiresAt.toISOString() };
   };
-  const apiBase = `http://${config.host}:${config.marketsPort}/api/v1`;
   return {
     orders: new StreamOrderService(store, agents, chain, { proofRequired: config.payments.streamProofRequired }, clock),
     sessions: new DeliverySessionService(store, agents, clock),
-    delivery: new StreamOrderDelivery(store, issue, apiBase, clock),
+    delivery: new StreamOrderDelivery(store, issue, clock),
   };
 }

@@ -55,7 +55,7 @@ export async function seedListing(
       },
     });
   }
-  const listingId = `slst_${randomBytes(8).toString("hex")}`;
+  const listingId = `slst_${randomBytes(12).toString("hex")}`;
   await prisma.streamListing.create({
     data: {
       id: listingId,

@@ -41,6 +41,8 @@ export interface MarketsConfig {
    * on a non-loopback HOST like the other dev credentials (gateway/network-guard.ts).
    */
   pairingJwtSecrets: string[];
+  /** Lifetime of a stream chunk delivery token (STREAM_DELIVERY_TOKEN_TTL_SECONDS, 30..86400 s, default 900). */
+  deliveryTokenTtlSeconds: number;
 }
 
 /** Dev-only secrets key: documented, so never a secret. */
@@ -69,7 +71,10 @@ export function loadMarketsConfig(env: Env): MarketsConfig {
   if (tokenTtl < 60 || tokenTtl > 86_400) throw new ConfigError("AGENT_PAIRING_TOKEN_TTL_SECONDS must be 60..86400");
   const secrets = (env.MARKETS_PAIRING_JWT_SECRETS ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (secrets.some((s) => s.length < 32)) throw new ConfigError("MARKETS_PAIRING_JWT_SECRETS: each secret needs at least 32 characters");
+  const deliveryTtl = int(env, "STREAM_DELIVERY_TOKEN_TTL_SECONDS", 900);
+  if (deliveryTtl < 30 || deliveryTtl > 86_400) throw new ConfigError("STREAM_DELIVERY_TOKEN_TTL_SECONDS must be 30..86400");
   return {
+    deliveryTokenTtlSeconds: deliveryTtl,
     pairingVerification: pairing,
     pairingChallengeTtlSeconds: pairingTtl,
     pairingTokenTtlSeconds: tokenTtl,

@@ -1,0 +1,166 @@
+/**
+ * Stream order payment with an on-chain proof (issue 10, order flow; docs/stream-marketplace.md) against the
+ * platform's embedded anvil chain and its TestStablecoin: a real transfer to the configured payee of at least the
+ * price is accepted and recorded; a wrong payee, a short amount, another token, a reverted or unknown transaction and
+ * a transaction that already paid are refused with issue 9's codes, leaving the order, its sessions and audit events
+ * unchanged. With STREAM_PAYMENT_PROOF_REQUIRED=true a reference alone is refused.
+ */
+import { Contract, NonceManager, parseUnits, Wallet, type JsonRpcProvider } from "ethers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
+import { minedReceipt, polledReceipt } from "../../subgraphs/shared/chain/deploy.js";
+import type { DemoPaymentsFixture } from "../../subgraphs/shared/chain/payments-setup.js";
+import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
+import {
+  createStreamOrder,
+  expectMarketsError,
+  expectOk,
+  newBuyer,
+  orderSeller,
+  orderState,
+  payStreamOrder,
+  PLATFORM_START_TIMEOUT_MS,
+  seedListing,
+  startMarketsPlatform,
+  type MarketsPlatform,
+  type SeededListing,
+} from "./orders-helpers.js";
+
+const PRICE = "0.75";
+const PRICE_RAW = parseUnits(PRICE, 6);
+
+describe("stream order payment proven on chain", () => {
+  let p: MarketsPlatform;
+  let listing: SeededListing;
+  let provider: JsonRpcProvider;
+  let payments: DemoPaymentsFixture;
+  let payer: NonceManager;
+  let stablecoin: Contract;
+
+  beforeAll(async () => {
+    p = await startMarketsPlatform();
+    payments = p.demo.payments!;
+    provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
+    payer = new NonceManager(new Wallet(payments.agents[0].privateKey, provider));
+    stablecoin = new Contract(payments.stablecoin.address, contractInterface("TestStablecoin"), provider);
+    const seller = await orderSeller(p, 0);
+    listing = await seedListing(p, seller, { count: 2, amount: PRICE, currency: "USD" });
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    provider?.destroy();
+    await p?.close();
+  });
+
+  const transfer = async (to: string, amount: bigint) => (await minedReceipt(await (stablecoin.connect(payer) as Contract).transfer(to, amount))).hash;
+  const newOrder = async () => {
+    const buyer = newBuyer();
+    return expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+  };
+  const proof = (txHash: string, chainId: unknown = String(p.demo.chainId)) => ({ chainId, txHash });
+
+  it("a transfer of at least the price to the payee pays the order; the checked transfer is recorded", async () => {
+    const order = await newOrder();
+    const txHash = await transfer(payments.payee.address, PRICE_RAW + 1n);
+    const paid = expectOk(await payStreamOrder(p, order.id, { paymentReference: "tx", proof: proof(txHash.toUpperCase().replace("0X", "0x"), p.demo.chainId) })).item;
+    expect(paid.status).toBe("paid");
+    expect(paid.paymentProof).toMatchObject({
+      chainId: String(p.demo.chainId),
+      txHash: txHash.toLowerCase(),
+      token: payments.stablecoin.address,
+      from: await payer.getAddress(),
+      to: payments.payee.address,
+      amountRaw: (PRICE_RAW + 1n).toString(),
+    });
+    const state = await orderState(p, order.id);
+    expect([state.order!.paymentTxHash, state.sessions.map((s) => s.status)]).toEqual([txHash.toLowerCase(), ["requested"]]);
+
+    // The same transaction cannot pay a second order.
+    const second = await newOrder();
+    const before = await orderState(p, second.id);
+    expectMarketsError(await payStreamOrder(p, second.id, { paymentReference: "tx", proof: proof(txHash) }), 409, "PAYMENT_TX_ALREADY_USED");
+    expect(await orderState(p, second.id)).toEqual(before);
+  });
+
+  it("wrong payee, short amount, a native-coin transfer, reverted, unknown and unreadable transactions are refused and change nothing", async () => {
+    const order = await newOrder();
+    const before = await orderState(p, order.id);
+    const wrongPayee = await transfer(payments.agents[1]!.address, PRICE_RAW);
+    const short = await transfer(payments.payee.address, PRICE_RAW - 1n);
+    const poor = new Wallet(Wallet.createRandom().privateKey, provider);
+    const fund = await (await payer.sendTransaction({ to: poor.address, value: parseUnits("1", 18) })).wait();
+    expect(fund?.status).toBe(1);
+    const reverted = await (stablecoin.connect(poor) as Contract).transfer(payments.payee.address, PRICE_RAW, { gasLimit: 100_000 });
+    expect((await polledReceipt(reverted)).status).toBe(0);
+    const native = (await (await payer.sendTransaction({ to: payments.payee.address, value: PRICE_RAW })).wait())!.hash;
+
+    const cases: Array<[unknown, number, string]> = [
+      [proof(wrongPayee), 400, "PAYMENT_TRANSFER_NOT_FOUND"],
+      [proof(short), 400, "PAYMENT_TRANSFER_NOT_FOUND"],
+      [proof(native), 400, "PAYMENT_TRANSFER_NOT_FOUND"],
+      [proof(reverted.hash), 402, "PAYMENT_TX_FAILED"],
+      [proof(`0x${"ab".repeat(32)}`), 409, "PAYMENT_NOT_MINED"],
+      [proof(short, "1"), 400, "PAYMENT_RPC_REQUIRED"],
+      [proof(short, "0"), 400, "VALIDATION_ERROR"],
+      [proof("0x1234"), 400, "VALIDATION_ERROR"],
+      [{ txHash: short }, 400, "VALIDATION_ERROR"],
+    ];
+    for (const [given, status, code] of cases) expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: "tx", proof: given }), status, code);
+    expect(await orderState(p, order.id)).toEqual(before);
+  });
+
+  it("concurrent payments: one transaction pays one of two orders; one order is paid once, with one delivery session", async () => {
+    const [a, b] = [await newOrder(), await newOrder()];
+    const txHash = await transfer(payments.payee.address, PRICE_RAW);
+    const answers = await Promise.all([a, b].map((o) => payStreamOrder(p, o.id, { paymentReference: "race", proof: proof(txHash) })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(answers.find((r) => r.status === 409)!.json().error.code).toBe("PAYMENT_TX_ALREADY_USED");
+    const states = await Promise.all([a, b].map((o) => orderState(p, o.id)));
+    expect(states.map((st) => st.order!.status).sort()).toEqual(["paid", "payment_pending"]);
+    expect(states.map((st) => st.sessions.length).sort()).toEqual([0, 1]);
+
+    const c = await newOrder();
+    const twice = await Promise.all(["one", "two"].map((ref) => payStreamOrder(p, c.id, { paymentReference: ref })));
+    expect(twice.map((r) => r.status).sort()).toEqual([200, 409]);
+    const paid = await orderState(p, c.id);
+    expect([paid.order!.status, paid.sessions.length, paid.events.filter((k) => k === "stream.order.paid").length]).toEqual(["paid", 1, 1]);
+  });
+
+  it("a listing priced in a currency the stablecoin does not carry cannot be proven", async () => {
+    const seller = await orderSeller(p, 1);
+    const eur = await seedListing(p, seller, { count: 1, amount: "1", currency: "EUR" });
+    const buyer = newBuyer();
+    const order = expectOk(await createStreamOrder(p, { listingId: eur.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+    const txHash = await transfer(payments.payee.address, parseUnits("1", 6));
+    expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: "tx", proof: proof(txHash) }), 400, "VALIDATION_ERROR");
+    expect((await orderState(p, order.id)).order!.status).toBe("payment_pending");
+  });
+});
+
+describe("STREAM_PAYMENT_PROOF_REQUIRED=true", () => {
+  let p: MarketsPlatform;
+  let listing: SeededListing;
+
+  beforeAll(async () => {
+    p = await startMarketsPlatform({ STREAM_PAYMENT_PROOF_REQUIRED: "true" });
+    listing = await seedListing(p, await orderSeller(p, 0), { count: 1, amount: PRICE });
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(() => p?.close());
+
+  it("a reference alone is refused; a proven transfer pays", async () => {
+    const buyer = newBuyer();
+    const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+    const before = await orderState(p, order.id);
+    expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: "trust me" }), 400, "STREAM_PAYMENT_PROOF_REQUIRED");
+    expect(await orderState(p, order.id)).toEqual(before);
+    const payments = p.demo.payments!;
+    const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
+    try {
+      const token = new Contract(payments.stablecoin.address, contractInterface("TestStablecoin"), new NonceManager(new Wallet(payments.agents[0].privateKey, provider)));
+      const txHash = (await minedReceipt(await token.transfer!(payments.payee.address, PRICE_RAW))).hash;
+      const paid = expectOk(await payStreamOrder(p, order.id, { paymentReference: "tx", proof: { chainId: String(p.demo.chainId), txHash } })).item;
+      expect([paid.status, paid.paymentProof.amountRaw]).toEqual(["paid", PRICE_RAW.toString()]);
+    } finally {
+      provider.destroy();
+    }
+  });
+});
