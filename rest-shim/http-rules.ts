@@ -16,10 +16,12 @@ export interface RequestRules {
   readonly acceptJson?: boolean;
   /** A JSON body: one JSON Content-Type, no Content-Encoding, at most `limit` bytes. */
   readonly jsonBody?: { readonly limit: number };
+  /** A raw body (stream chunk uploads): one `application/octet-stream` Content-Type, no Content-Encoding, at most `limit` bytes declared. */
+  readonly octetBody?: { readonly limit: number };
 }
 
 export function hasRequestRules(rules: RequestRules): boolean {
-  return rules.onboardingToken === true || rules.acceptJson === true || rules.jsonBody !== undefined;
+  return rules.onboardingToken === true || rules.acceptJson === true || rules.jsonBody !== undefined || rules.octetBody !== undefined;
 }
 
 export type Rejection = "unauthorized" | "badHeaders" | "notAcceptable" | "tooLarge";
@@ -31,6 +33,7 @@ export function compileRequestCheck(rules: RequestRules, onboardingToken: Onboar
   const needsToken = rules.onboardingToken === true;
   const needsJsonAccept = rules.acceptJson === true;
   const bodyLimit = rules.jsonBody?.limit;
+  const octetLimit = rules.octetBody?.limit;
   return (request) => {
     if (needsToken && !onboardingToken(request)) return "unauthorized";
     const headers = request.headers;
@@ -40,6 +43,13 @@ export function compileRequestCheck(rules: RequestRules, onboardingToken: Onboar
       if (!isJsonContentType(headers["content-type"]) || countHeader(request.rawHeaders, "content-type") !== 1) {
         return "badHeaders";
       }
+    }
+    if (octetLimit !== undefined) {
+      const type = headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+      if (headers["content-encoding"] !== undefined || type !== "application/octet-stream" || countHeader(request.rawHeaders, "content-type") !== 1) {
+        return "badHeaders";
+      }
+      if (Number(headers["content-length"] ?? 0) > octetLimit) return "tooLarge";
     }
     if (needsJsonAccept && !acceptsJson(headers.accept)) return "notAcceptable";
     // A chunked body has no length yet; the body reader counts it (see body.ts).

@@ -3,9 +3,10 @@
  * themselves are in `routes/<family>.ts`; `routes.ts` is the table of all of them.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimitConfig } from "../subgraphs/shared/config.js";
 import type { AnswerBasis } from "./answer-reuse.js";
-import type { ShimOperation } from "./executor.js";
+import type { OperationResult, ShimOperation } from "./executor.js";
 import type { ErrorTable, PreparedResponse } from "./errors/table.js";
 import { MARKETS_ERRORS } from "./errors/markets.js";
 import { RATINGS_ERRORS, ratingsRateLimited } from "./errors/ratings.js";
@@ -114,6 +115,34 @@ export interface RouteDefinition {
   /** Throws `RouteInputError` for requests the route refuses itself. */
   readonly variables: (input: RouteInput) => Record<string, unknown>;
   readonly respond: (data: Record<string, unknown>) => RouteOutcome;
+  /**
+   * A binary route (the stream chunk data routes, rest-shim/stream-data.ts): after the authorising operation
+   * succeeded, `serve` answers the request itself (streaming bytes to or from storage) instead of `respond`, which
+   * then only shapes the documented JSON answer. With an `octetBody` rule the body is left unread for `serve`.
+   */
+  readonly raw?: RawRoute;
+}
+
+export interface RawRouteContext {
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  /** The authorising operation's data. */
+  readonly data: Record<string, unknown>;
+  readonly config: import("../subgraphs/shared/config.js").PlatformConfig;
+  /** The variables the operation ran with (credentials included: never log them). */
+  readonly variables: Record<string, unknown>;
+  /** Runs another named operation with the request's client IP and ID. */
+  readonly execute: (operation: ShimOperation, variables: Record<string, unknown>) => Promise<OperationResult>;
+  /** Answers a code of the route's error table (closing the connection when a body is still unread). */
+  readonly fail: (code: string) => FastifyReply;
+  /** Answers the first GraphQL error of a result through the route's table. */
+  readonly failWith: (result: OperationResult) => FastifyReply;
+}
+
+export interface RawRoute {
+  readonly serve: (context: RawRouteContext) => Promise<unknown>;
+  /** What the OpenAPI document says instead of the JSON answer: the success responses and the request body. */
+  readonly docs: { readonly description: string; readonly responses: Record<string, unknown>; readonly requestBody?: unknown };
 }
 
 /** A selected root field that is missing means the operation and the schema disagree: a server bug, answered 500. */

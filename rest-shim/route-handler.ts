@@ -60,7 +60,10 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
   const answers = versionOf === undefined ? undefined : new AnswerStore(versionOf);
 
   /** Sends a response; a 5xx is reported once, by `reportedCode` (the upstream code when it was unknown). */
+  const rawBody = route.rules.octetBody !== undefined;
   const answer = (reply: FastifyReply, response: PreparedResponse, reportedCode = response.code): FastifyReply => {
+    // A refused raw upload may leave its body unread: the connection cannot carry another request.
+    if (rawBody && !reply.request.raw.readableEnded) reply.header("connection", "close");
     if (response.status >= 500) deps.reportServerError(errors.family, reportedCode ?? `HTTP_${response.status}`);
     return send(reply, response);
   };
@@ -87,7 +90,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
       variables = route.variables({
         params: pattern.params(rawPathOf(url)),
         query: queryOf(url),
-        body: body ?? EMPTY_BODY,
+        body: Buffer.isBuffer(body) ? body : EMPTY_BODY,
         headers: request.headers,
       });
     } catch (error) {
@@ -122,6 +125,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
       return answer(reply, response, response === errors.internal ? `upstream:${String(upstreamCode ?? "NO_CODE")}` : response.code);
     }
     if (!result.data) return answer(reply, errors.internal, "NO_DATA");
+    if (route.raw) return serveRaw(route, request, reply, result.data, variables, deps, answer);
     let outcome: RouteOutcome;
     try {
       outcome = route.respond(result.data);
@@ -139,6 +143,42 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     onRequest: needsOnRequest ? onRequest : undefined,
     handler,
   };
+}
+
+/** Hands a binary route its request after the authorising operation (route-definition.ts RawRoute). */
+async function serveRaw(
+  route: RouteDefinition,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  data: Record<string, unknown>,
+  variables: Record<string, unknown>,
+  deps: RouteDependencies,
+  answer: (reply: FastifyReply, response: PreparedResponse, reportedCode?: string) => FastifyReply,
+) {
+  const { errors } = route;
+  const fail = (code: string) => answer(reply, errors.response(code));
+  try {
+    return await route.raw!.serve({
+      request,
+      reply,
+      data,
+      variables,
+      config: deps.config,
+      execute: (operation, next) => deps.executor.execute(operation, next, { clientIp: request.ip, requestId: request.id }),
+      fail,
+      failWith: (result) => {
+        const response = result.errors?.[0] ? errors.forGraphQLError(result.errors[0]) : errors.internal;
+        return answer(reply, response, response.code);
+      },
+    });
+  } catch (error) {
+    if (reply.sent) {
+      reply.raw.destroy();
+      return reply;
+    }
+    if (error instanceof ExecutorUnavailableError) return answer(reply, errors.required(route.unavailableCode));
+    return answer(reply, errors.internal, errorName(error));
+  }
 }
 
 function resolveRejections(route: RouteDefinition): Record<Rejection, PreparedResponse> {

@@ -143,6 +143,15 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   for (const route of routes) {
     const routeOptions = compileRoute(route, deps);
     const bodyLimit = route.rules.jsonBody?.limit;
+    if (route.rules.octetBody !== undefined) {
+      // A raw upload: the body stays an unread stream for the route's own handler (rest-shim/stream-data.ts).
+      app.register(async (scope) => {
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+        scope.route(routeOptions);
+      });
+      continue;
+    }
     if (bodyLimit === undefined) {
       app.route(routeOptions);
       continue;

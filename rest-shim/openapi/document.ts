@@ -163,6 +163,11 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
     "x-rate-limits": route.rateLimits.map((name) => ({ name, limit: config.rateLimits[name], windowMs: config.rateLimits.windowMs })),
   };
   if (route.rules.onboardingToken) operation.security = [{ onboardingToken: [] }];
+  if (route.raw) {
+    operation.description = `${route.raw.docs.description}\n\n${operation.description as string}`;
+    Object.assign(responses, route.raw.docs.responses);
+    if (route.raw.docs.requestBody) operation.requestBody = route.raw.docs.requestBody;
+  }
   const jsonBody = route.rules.jsonBody;
   if (jsonBody) {
     const inputSchema = inputVariableSchema(route.operation, "input");

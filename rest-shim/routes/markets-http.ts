@@ -53,6 +53,8 @@ type MarketsRouteSpec = Omit<RouteDefinition, keyof RouteBase | "rules" | "rejec
   path: string;
   /** True for routes that take a JSON body (Content-Type checked, MARKETS_BODY_LIMIT bytes). */
   body?: boolean;
+  /** A raw `application/octet-stream` body of at most this many bytes, left unread for the route's `raw.serve`. */
+  octetBody?: number;
   machineRule: MachineRule;
 };
 
@@ -65,14 +67,14 @@ export function machineRuleOf(route: RouteDefinition): MachineRule | undefined {
 
 /** A route entry of the markets listener. */
 export function marketsRoute(spec: MarketsRouteSpec): RouteDefinition {
-  const { body, path, machineRule, ...rest } = spec;
+  const { body, octetBody, path, machineRule, ...rest } = spec;
   if (path.includes(":machineId") && machineRule.kind === "none") throw new Error(`${spec.method} ${path} names a machine`);
   const route: RouteDefinition = {
     ...BASE,
     ...rest,
     path: `${MARKETS_BASE}${path}`,
-    rules: body ? { jsonBody: { limit: MARKETS_BODY_LIMIT } } : {},
-    rejections: body ? REJECTIONS : undefined,
+    rules: octetBody !== undefined ? { octetBody: { limit: octetBody } } : body ? { jsonBody: { limit: MARKETS_BODY_LIMIT } } : {},
+    rejections: body || octetBody !== undefined ? REJECTIONS : undefined,
   };
   MACHINE_RULES.set(route, machineRule);
   return route;

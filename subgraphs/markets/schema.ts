@@ -13,11 +13,13 @@ import { MarketMachineOrdersResolver } from "./market-machine-orders.resolver.js
 import { PaymentSettlementResolver } from "./payment-settlement.resolver.js";
 import { StreamOrderResolver } from "./stream-order.resolver.js";
 import { StreamPurchaseResolver } from "./stream-purchase.resolver.js";
+import { STREAM_SELLER_RESOLVERS } from "./stream-seller.resolvers.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
     resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS,
-      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, StreamOrderResolver, StreamPurchaseResolver],
+      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, StreamOrderResolver, StreamPurchaseResolver,
+      ...STREAM_SELLER_RESOLVERS],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

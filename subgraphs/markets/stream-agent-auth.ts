@@ -4,9 +4,10 @@
  * credential is `x-machine-agent-id` + `x-machine-agent-token` (headers, mapped by the shim into `agentId` /
  * `agentToken` arguments) or `agentId` / `agentToken` in the JSON body.
  *
- * Order, as the heartbeat: credential missing -> AGENT_AUTH_REQUIRED; malformed, unknown, id/token mismatch or
- * another machine's agent -> AGENT_AUTH_INVALID; revoked -> AGENT_PAIRING_INACTIVE; then global rule 1 on the machine
- * (NOT_FOUND / MACHINE_NOT_ACTIVATED / MACHINE_NOT_ACTIVE). Call it inside the transaction of the change it guards.
+ * Order: global rule 1 on the machine first, as on every route naming a machine (NOT_FOUND / MACHINE_NOT_ACTIVATED /
+ * MACHINE_NOT_ACTIVE; machine-guard.ts), then as the heartbeat: credential missing -> AGENT_AUTH_REQUIRED; malformed,
+ * unknown, id/token mismatch or another machine's agent -> AGENT_AUTH_INVALID; revoked -> AGENT_PAIRING_INACTIVE.
+ * Call it inside the transaction of the change it guards.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MarketMachine, MarketMachineAgent } from "../shared/db/generated/client.js";
@@ -32,6 +33,7 @@ const hashOf = (token: string) => createHash("sha256").update(token, "utf8").dig
 
 /** Throws the documented code unless `credentials` name a live agent of `machineId` on an active machine. */
 export async function authenticateStreamAgent(tx: MarketsTx, machineId: string, credentials: AgentCredentials): Promise<AuthenticatedAgent> {
+  const machine = await requireActiveMachine(tx, machineId);
   const { agentId, agentToken } = credentials;
   if (agentId == null || agentToken == null || agentId === "" || agentToken === "") throw MarketsErrors.agentAuthRequired();
   if (!AGENT_ID.test(agentId) || !AGENT_TOKEN.test(agentToken)) throw MarketsErrors.agentAuthInvalid();
@@ -41,7 +43,6 @@ export async function authenticateStreamAgent(tx: MarketsTx, machineId: string, 
   const given = hashOf(agentToken);
   if (stored.length !== given.length || !timingSafeEqual(stored, given)) throw MarketsErrors.agentAuthInvalid();
   if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
-  const machine = await requireActiveMachine(tx, machineId);
   return { agent, machine };
 }
 
