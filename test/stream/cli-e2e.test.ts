@@ -110,8 +110,8 @@ describe("cli stream: refusals", () => {
   }
 
   const cases: Array<[string, (m: any) => void, RegExp]> = [
-    ["a signature", (m) => void (m.signature.value = `${m.signature.value[0] === "0" ? "1" : "0"}${m.signature.value.slice(1)}`), /SIGNATURE_INVALID at chunk 2/],
-    ["a ciphertext hash", (m) => void (m.encryptedDataHash = `sha256:${"0".repeat(64)}`), /CHUNK_ID_MISMATCH at chunk 2/],
+    ["signature", (m) => void (m.signature.value = `${m.signature.value[0] === "0" ? "1" : "0"}${m.signature.value.slice(1)}`), /SIGNATURE_INVALID at chunk 2/],
+    ["ciphertext hash", (m) => void (m.encryptedDataHash = `sha256:${"0".repeat(64)}`), /CHUNK_ID_MISMATCH at chunk 2/],
   ];
   it.each(cases)("a tampered %s: verify and buy refuse before any order or payment", async (_what, change, code) => {
     const listing = await prismaOf(p).streamListing.findUniqueOrThrow({ where: { id: listingId } });
