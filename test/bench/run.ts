@@ -24,7 +24,8 @@
  *    BENCH_ONLY=stream-formats), with where a chunk's time goes step by step (stream-costs.ts).
  * 11. Document 3 stream marketplace: publishing and buying a 1 GB dataset (BENCH_STREAM_DATASET_MB) with the CLI's
  *    code paths over the peer-to-peer transport, each side's peak RSS by quarter (stream-dataset.ts; alone:
- *    BENCH_ONLY=stream-dataset).
+ *    BENCH_ONLY=stream-dataset); then `cli stream publish` and `cli stream buy` of 256 MB and 1 GB through a running
+ *    platform, each CLI process's peak RSS (stream-cli.ts; alone: BENCH_ONLY=stream-cli).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -41,6 +42,7 @@ import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
 import { benchStreamFormats } from "./stream-formats.js";
 import { benchStreamDataset } from "./stream-dataset.js";
+import { benchStreamCli } from "./stream-cli.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
@@ -59,9 +61,10 @@ async function load(opts: autocannon.Options): Promise<Sample> {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
-  if (["payment-proofs", "stream-formats", "stream-dataset"].includes(process.env.BENCH_ONLY ?? "")) {
+  if (["payment-proofs", "stream-formats", "stream-dataset", "stream-cli"].includes(process.env.BENCH_ONLY ?? "")) {
     if (process.env.BENCH_ONLY === "payment-proofs") await benchPaymentProofs(ROUNDS);
     else if (process.env.BENCH_ONLY === "stream-dataset") await benchStreamDataset();
+    else if (process.env.BENCH_ONLY === "stream-cli") await benchStreamCli();
     else await benchStreamFormats(ROUNDS);
     await rm(dataDir, { recursive: true, force: true });
     return;
@@ -126,6 +129,8 @@ async function main(): Promise<void> {
     await benchStreamFormats(ROUNDS);
     console.error("stream dataset ...");
     await benchStreamDataset();
+    console.error("stream cli ...");
+    await benchStreamCli();
   } finally {
     for (const child of processes.reverse()) await child.stop();
     // A failed cleanup must not hide the error that ended the run.
