@@ -167,6 +167,9 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
     operation.description = `${route.raw.docs.description}\n\n${operation.description as string}`;
     Object.assign(responses, route.raw.docs.responses);
     if (route.raw.docs.requestBody) operation.requestBody = route.raw.docs.requestBody;
+    const octet = route.rules.octetBody;
+    const media = (operation.requestBody as { content?: Record<string, { schema: Record<string, unknown> }> } | undefined)?.content?.["application/octet-stream"];
+    if (octet && media) media.schema = { ...media.schema, "x-max-bytes": octet.limit };
   }
   const jsonBody = route.rules.jsonBody;
   if (jsonBody) {

@@ -42,7 +42,8 @@ export function agentCredentialsOf(headers: Readonly<IncomingHttpHeaders>, sourc
 }
 
 const guardedPath = (body: unknown = {}, params: Record<string, string> = {}) => ({ kind: "guarded", machineIn: "path", sample: { body, params } }) as const;
-const guardedBody = (body: Record<string, unknown>) => ({ kind: "guarded", machineIn: "body", sample: { body: { machineId: "{machineId}", ...body } } }) as const;
+const guardedBody = (body: Record<string, unknown>, params: Record<string, string> = {}) =>
+  ({ kind: "guarded", machineIn: "body", sample: { body: { machineId: "{machineId}", ...body }, params } }) as const;
 const created = (field: string, member: string, view?: View) => upsertedItemOf(field, member, view);
 const CHUNK_SAMPLE = `sha256:${"0".repeat(64)}`;
 
@@ -135,7 +136,7 @@ const ingestRoutes: RouteDefinition[] = [
     path: "/stream/events/:receiptId/chain-receipt",
     body: true,
     operation: OPS.recordStreamChainReceipt,
-    machineRule: guardedBody({ txHash: `0x${"0".repeat(64)}`, dataHash: `sha256:${"0".repeat(64)}` }),
+    machineRule: guardedBody({ txHash: `0x${"0".repeat(64)}`, dataHash: `sha256:${"0".repeat(64)}` }, { receiptId: "sevt_000000000000000000000000" }),
     variables: ({ params, headers, body }) => {
       const source = bodyObject(body);
       return { receiptId: params.receiptId, ...agentCredentialsOf(headers, source), ...pick(source, { machineId: "string", txHash: "string", dataHash: "string" }) };

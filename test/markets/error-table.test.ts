@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
 import { MarketsErrors } from "../../subgraphs/markets/errors.js";
 import { PaymentErrors } from "../../subgraphs/markets/payments/errors.js";
+import { StreamErrors, STREAM_FORMAT_MESSAGES } from "../../subgraphs/markets/stream-errors.js";
 
 const doc = readFileSync(path.join(import.meta.dirname, "../../docs/markets-errors.md"), "utf8");
 const tableSection = doc.slice(doc.indexOf("## The table"));
@@ -41,6 +42,14 @@ describe("the markets error table", () => {
     if (!row.message.startsWith("(")) expect(JSON.parse(response.body.toString("utf8")).error.message).toBe(row.message);
   });
 
+  it("stream format codes the seller routes raise keep their library message and a 400 entry", () => {
+    for (const code of ["MANIFEST_MALFORMED", "CHUNK_ID_MISMATCH", "SIGNER_UNKNOWN", "SIGNATURE_INVALID", "CHAIN_BROKEN", "CIPHERTEXT_HASH_MISMATCH",
+      "ACCESS_MALFORMED", "ENVELOPE_MALFORMED", "ENVELOPE_PAYLOAD_HASH_MISMATCH", "ENVELOPE_SIGNATURE_INVALID"] as const) {
+      const body = JSON.parse(MARKETS_ERRORS.required(code).body.toString("utf8"));
+      expect([MARKETS_ERRORS.required(code).status, body.error.message]).toEqual([400, STREAM_FORMAT_MESSAGES[code]]);
+    }
+  });
+
   it("keeps the statuses the spec and the notes give", () => {
     const status = (code: string) => MARKETS_ERRORS.required(code).status;
     expect([status("AGENT_PAIRING_REQUIRED"), status("OPEN_MARKET_ORDERS")]).toEqual([409, 409]);
@@ -50,7 +59,7 @@ describe("the markets error table", () => {
   });
 
   it("has an entry for every code the subgraph throws", () => {
-    for (const make of [...Object.values(MarketsErrors), ...Object.values(PaymentErrors)]) {
+    for (const make of [...Object.values(MarketsErrors), ...Object.values(PaymentErrors), ...Object.values(StreamErrors)]) {
       const code = make().code;
       expect(MARKETS_ERRORS.response(code), code).not.toBe(MARKETS_ERRORS.internal);
       expect(documented.map((row) => row.code)).toContain(code);

@@ -39,6 +39,8 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     expect(operation.parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name)).toEqual(pathParameters);
     if (route.rules.jsonBody) {
       expect(operation.requestBody.content["application/json"].schema["x-max-bytes"]).toBe(route.rules.jsonBody.limit);
+    } else if (route.rules.octetBody) {
+      expect(operation.requestBody.content["application/octet-stream"].schema["x-max-bytes"]).toBe(route.rules.octetBody.limit);
     } else {
       expect(operation.requestBody).toBeUndefined();
     }

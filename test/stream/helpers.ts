@@ -138,3 +138,21 @@ export function buyerKeys(): { secretKey: Uint8Array; publicKey: Uint8Array; pub
   const box = nacl.box.keyPair();
   return { secretKey: box.secretKey, publicKey: box.publicKey, publicKeyHex: toHex(box.publicKey) };
 }
+
+/** Registers and uploads `count` chunks, then lists them: the listing item. */
+export async function createListing(
+  p: MarketsPlatform,
+  seller: StreamSeller,
+  count = 2,
+  extra: Record<string, unknown> = {},
+): Promise<{ listing: any; chunks: EncryptedChunk[] }> {
+  const chunks = buildChunks(seller, count);
+  await publishChunks(p, seller, chunks);
+  const answer = await api(p, "POST", `/machines/${seller.machineId}/stream/listings`, {
+    title: "camera feed",
+    chunkIds: chunks.map((c) => c.manifest.chunkId),
+    price: { amount: "1.5", currency: "USDC" },
+    ...extra,
+  }, sellerHeaders(seller));
+  return { listing: expectOk(answer, 201).item, chunks };
+}
