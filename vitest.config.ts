@@ -26,7 +26,8 @@ export const FAST_TEST_FILES = [
   "test/rest-shim/*.test.ts",
   // The formats library's suites only: the other stream suites run against a platform.
   "test/stream/{formats,primitives,sealed-box,storage,vectors,verify}.test.ts",
-  "test/stream/orders-errors.test.ts",
+  // The stream order state tables and error codes (database only / no platform).
+  "test/stream/orders-{states,errors}.test.ts",
   // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout (issue-10c); cli-e2e starts a platform.
   "test/stream/p2p-frames.test.ts",
   "test/stream/p2p-transfer.test.ts",

@@ -90,6 +90,17 @@ function sellerOf(headers: Readonly<IncomingHttpHeaders>, body: Record<string, u
 
 const ORDER_SAMPLE = { orderId: "sord_aaaaaaaaaaaaaaaa" };
 
+/**
+ * prepare-access carries one buyer-access entry (~420 bytes) per bought chunk, all in one call, so its body may be up
+ * to 8 MiB (10,000 entries, the order's chunk limit, need ~4.2 MB) instead of the markets routes' 64 KiB; still bounded.
+ */
+export const PREPARE_ACCESS_BODY_LIMIT = 8 * 1024 * 1024;
+
+function withJsonBodyLimit(route: RouteDefinition, limit: number): RouteDefinition {
+  (route as { rules: RouteDefinition["rules"] }).rules = { ...route.rules, jsonBody: { limit } };
+  return route;
+}
+
 export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
   marketsRoute({
     method: "POST",
@@ -139,7 +150,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     },
     respond: itemOf("payStreamOrder"),
   }),
-  marketsRoute({
+  withJsonBodyLimit(marketsRoute({
     method: "POST",
     path: "/stream/orders/:orderId/prepare-access",
     body: true,
@@ -155,7 +166,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       const result = fieldOf(data, "prepareStreamOrderAccess");
       return { status: 200, body: json({ item: result.item, access: result.access, deliverySession: result.deliverySession }) };
     },
-  }),
+  }), PREPARE_ACCESS_BODY_LIMIT),
   marketsRoute({
     method: "POST",
     path: "/stream/delivery-sessions/poll",

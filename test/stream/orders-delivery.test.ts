@@ -182,6 +182,20 @@ describe("stream orders: prepare-access and delivery sessions", () => {
     expect(two.access.map((a: any) => a.chunkId)).toEqual([c0.manifest.chunkId, c1.manifest.chunkId]);
   });
 
+  it("prepare-access takes bodies beyond the 64 KiB of other markets routes, bounded at 8 MiB", async () => {
+    const big = await seedListing(p, seller, { count: 200 });
+    const buyer = newBuyer();
+    const order = await paidOrder(p, big, buyer);
+    const items = accessFor(seller, big.chunks, buyer);
+    expect(Buffer.byteLength(JSON.stringify({ machineId: seller.machineId, items }))).toBeGreaterThan(65_536);
+    const before = await orderState(p, order.id);
+    const oversized = { machineId: seller.machineId, items, padding: "x".repeat(8 * 1024 * 1024) };
+    expectMarketsError(await api(p, "POST", `/stream/orders/${order.id}/prepare-access`, oversized, sellerHeaders(seller)), 413, "PAYLOAD_TOO_LARGE");
+    expect(await orderState(p, order.id)).toEqual(before);
+    expect(expectOk(await prepareAccess(p, seller, order.id, items)).access).toHaveLength(200);
+    expect(expectOk(await getDelivery(p, order.id, buyer.id)).access).toHaveLength(200);
+  });
+
   it("chunks stored outside the platform are delivered as their storage references", async () => {
     const remote = await seedListing(p, seller, { count: 2, storageRef: (i) => `walrus://blob-${i}` });
     const buyer = newBuyer();
