@@ -18,7 +18,7 @@ describe("purchase flow: rails, capabilities, create, read", () => {
   let m: Market;
 
   beforeAll(async () => {
-    p = await startMarketsPlatform({ LOG_LEVEL: "error" });
+    p = await startMarketsPlatform();
     m = await createMarket(p, 0, 1, p.demo.payments!.agents[0].privateKey);
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
@@ -34,7 +34,7 @@ describe("purchase flow: rails, capabilities, create, read", () => {
     expect(items.map((r: any) => r.type)).toEqual(["transfer", "x402"]);
     expect(items[0]).toMatchObject({ chains: [{ chain: "peaq", chainId: String(p.demo.chainId) }], token: { address: payments.stablecoin.address, decimals: 6 }, payTo: payments.payee.address });
     expect(items[1]).toMatchObject({ x402Version: 1, scheme: "exact", network: "peaq", asset: payments.stablecoin.address, payTo: payments.payee.address });
-    const gql = await graphql(p.http, "{ paymentRails deliveryTransports }");
+    const gql = await graphql(p.graphql, "{ paymentRails deliveryTransports }");
     expect(gql.body.data.paymentRails).toEqual(items);
   });
 
@@ -146,7 +146,7 @@ describe("purchase flow: rails, capabilities, create, read", () => {
     expectMarketsError(await api(p, "GET", `/purchases/${item.id}`, undefined, agentHeaders(other.pairingToken)), 404, "NOT_FOUND");
     expectMarketsError(await api(p, "GET", `/purchases/${item.id}`), 401, "AGENT_AUTH_REQUIRED");
     expectMarketsError(await buyerCall(p, m, "GET", "/purchases/spur_aaaaaaaaaaaaaaaa"), 404, "NOT_FOUND");
-    const gql = await graphql(p.http, `query ($id: String!, $t: String) { purchase(purchaseId: $id, pairingToken: $t) }`, { id: item.id, t: m.buyer.token });
+    const gql = await graphql(p.graphql, `query ($id: String!, $t: String) { purchase(purchaseId: $id, pairingToken: $t) }`, { id: item.id, t: m.buyer.token });
     expect(gql.body.data.purchase).toEqual(item);
   });
 
