@@ -25,9 +25,14 @@ export const FAST_TEST_FILES = [
   "test/ratings/mcr-score.test.ts",
   "test/rest-shim/*.test.ts",
   // The formats library's suites only: the other stream suites run against a platform.
-  "test/stream/{formats,primitives,sealed-box,storage,vectors,verify}.test.ts",
-  // The stream order state tables and error codes (database only / no platform).
-  "test/stream/orders-{states,errors}.test.ts",
+  "test/stream/formats.test.ts",
+  "test/stream/primitives.test.ts",
+  "test/stream/sealed-box.test.ts",
+  "test/stream/storage.test.ts",
+  "test/stream/vectors.test.ts",
+  "test/stream/verify.test.ts",
+  // The stream order error codes (no platform); orders-states opens a database, so it runs in `platform`.
+  "test/stream/orders-errors.test.ts",
   // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout (issue-10c); cli-e2e starts a platform.
   "test/stream/p2p-frames.test.ts",
   "test/stream/p2p-transfer.test.ts",
