@@ -33,6 +33,12 @@ export const FAST_TEST_FILES = [
   "test/stream/storage.test.ts",
   "test/stream/vectors.test.ts",
   "test/stream/verify.test.ts",
+  // The stream order error codes (no platform); orders-states opens a database, so it runs in `platform`.
+  "test/stream/orders-errors.test.ts",
+  // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout (issue-10c); cli-e2e starts a platform.
+  "test/stream/p2p-frames.test.ts",
+  "test/stream/p2p-transfer.test.ts",
+  "test/stream/cli-dataset.test.ts",
   "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",
   "test/verify/evidence-check.test.ts",

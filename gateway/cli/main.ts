@@ -44,6 +44,11 @@ export const COMMANDS: CliCommandEntry[] = [
     summary: "an AI agent on the markets API: pair, search, order, pay, execute, confirm (or demo)",
     load: async () => (await import("./commands/market.js")).marketCommands,
   },
+  {
+    name: "stream",
+    summary: "the stream marketplace: publish, verify, buy, serve (seller agent)",
+    load: async () => (await import("./commands/stream.js")).streamCommands,
+  },
   { name: "demo", summary: "print the demo fixture", load: async () => (await import("./commands/demo.js")).demoCommand },
 ];
 

@@ -21,9 +21,13 @@
  *    alone: `BENCH_ONLY=payment-proofs npm run bench`).
  * 10. Document 3 stream formats: chunk encryption and decryption MB/s beside the raw XChaCha20-Poly1305 cipher, and
  *    the peak RSS of encrypting a 256 MB stream generated on the fly (stream-formats.ts; alone:
- *    BENCH_ONLY=stream-formats).
+ *    BENCH_ONLY=stream-formats), with where a chunk's time goes step by step (stream-costs.ts).
  * 11. Operator CLI start-up per command family, through `npm run cli`, the compiled CLI alone and tsx, beside
  *    `node -e 0` and `npm -v` (cli-startup.ts; alone: BENCH_ONLY=cli-startup).
+ * 12. Document 3 stream marketplace: publishing and buying a 1 GB dataset (BENCH_STREAM_DATASET_MB) with the CLI's
+ *    code paths over the peer-to-peer transport, each side's peak RSS by quarter (stream-dataset.ts; alone:
+ *    BENCH_ONLY=stream-dataset); then `cli stream publish` and `cli stream buy` of 256 MB and 1 GB through a running
+ *    platform, each CLI process's peak RSS (stream-cli.ts; alone: BENCH_ONLY=stream-cli).
  */
 import "reflect-metadata";
 import autocannon from "autocannon";
@@ -40,6 +44,8 @@ import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
 import { benchStreamFormats } from "./stream-formats.js";
 import { benchCliStartup } from "./cli-startup.js";
+import { benchStreamDataset } from "./stream-dataset.js";
+import { benchStreamCli } from "./stream-cli.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 
@@ -63,8 +69,10 @@ async function main(): Promise<void> {
     await rm(dataDir, { recursive: true, force: true });
     return;
   }
-  if (process.env.BENCH_ONLY === "payment-proofs" || process.env.BENCH_ONLY === "stream-formats") {
+  if (["payment-proofs", "stream-formats", "stream-dataset", "stream-cli"].includes(process.env.BENCH_ONLY ?? "")) {
     if (process.env.BENCH_ONLY === "payment-proofs") await benchPaymentProofs(ROUNDS);
+    else if (process.env.BENCH_ONLY === "stream-dataset") await benchStreamDataset();
+    else if (process.env.BENCH_ONLY === "stream-cli") await benchStreamCli();
     else await benchStreamFormats(ROUNDS);
     await rm(dataDir, { recursive: true, force: true });
     return;
@@ -129,6 +137,10 @@ async function main(): Promise<void> {
     console.error("stream formats ...");
     await benchStreamFormats(ROUNDS);
     await benchCliStartup();
+    console.error("stream dataset ...");
+    await benchStreamDataset();
+    console.error("stream cli ...");
+    await benchStreamCli();
   } finally {
     for (const child of processes.reverse()) await child.stop();
     // A failed cleanup must not hide the error that ended the run.

@@ -21,6 +21,7 @@ import {
   type ChunkRecipient, type EncryptedChunk, type ManifestSigner,
 } from "../../subgraphs/markets/stream/index.js";
 import { median } from "./stats.js";
+import { benchChunkCosts } from "./stream-costs.js";
 
 const MB = 1024 * 1024;
 const ROUND_BYTES = Math.max(1, Math.round(Number(process.env.BENCH_STREAM_ROUND_MB ?? 32) / 4)) * 4 * MB;
@@ -113,6 +114,7 @@ export async function benchStreamFormats(rounds: number): Promise<void> {
   line("raw decrypt 256 KiB");
   line("chunk decrypt 256 KiB", "raw decrypt 256 KiB");
   line("chunk decrypt 256 KiB + unwrap", "raw decrypt 256 KiB");
+  benchChunkCosts(rounds);
 
   console.error(`peak memory while encrypting ${RSS_MB} MB ...`);
   const report = await new Promise<string>((resolve, reject) =>

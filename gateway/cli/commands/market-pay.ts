@@ -25,7 +25,7 @@ Opens the order's payment (payment-intent). With --rail wallet: sends the stable
 agent key and submits its transaction hash as the proof (rpc mode).`;
 
 /** Sends `amountRaw` of `token` to `payee` from the agent and answers the mined transaction's hash. */
-async function sendTransfer(agent: Wallet, token: string, payee: string, amountRaw: bigint): Promise<string> {
+export async function sendTransfer(agent: Wallet, token: string, payee: string, amountRaw: bigint): Promise<string> {
   const config = loadConfig();
   const rpcUrl = config.chain.rpcUrl ?? readDemoFixture(config.dataDir)?.rpcUrl;
   if (!rpcUrl) throw new CliError("no chain RPC: set CHAIN_RPC_URL, or start the platform so demo.json names its node");
