@@ -46,7 +46,7 @@ export const COMMANDS: CliCommandEntry[] = [
   },
   {
     name: "stream",
-    summary: "the stream marketplace: publish, verify, buy, serve (seller agent)",
+    summary: "stream marketplace: publish a dataset, verify and buy a listing, serve as the seller's agent",
     load: async () => (await import("./commands/stream.js")).streamCommands,
   },
   { name: "demo", summary: "print the demo fixture", load: async () => (await import("./commands/demo.js")).demoCommand },

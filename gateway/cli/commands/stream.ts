@@ -13,8 +13,6 @@ import { SERVE_USAGE, serveCommand } from "./stream-serve.js";
 import { VERIFY_USAGE, verifyCommand } from "./stream-verify.js";
 
 export const streamCommands: CliCommandGroup = {
-  name: "stream",
-  summary: "stream marketplace: publish a dataset, verify and buy a listing, serve as the seller's agent",
   subcommands: [
     { name: "publish", summary: "seller: chunk, encrypt, sign and upload a directory, and list it", usage: PUBLISH_USAGE, run: publishCommand },
     { name: "verify", summary: "buyer: check a listing's manifests, signatures and chain before buying", usage: VERIFY_USAGE, run: verifyCommand },
