@@ -14,7 +14,7 @@ import { openDatabase, Prisma } from "../../subgraphs/shared/db/index.js";
 import { AuditService } from "../../subgraphs/markets/audit.service.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
-import { median, type Sample } from "./stats.js";
+import { autocannonSample, median, type Sample } from "./stats.js";
 
 const EVENTS = Number(process.env.AUDIT_BENCH_EVENTS ?? 1_000_000);
 const STORAGE_ITERATIONS = 300;
@@ -43,8 +43,7 @@ SELECT (ARRAY[${KINDS.map((k) => `'${k}'`).join(",")}])[1 + (g % ${KINDS.length}
 FROM generate_series(1, $1::int) AS g`;
 
 async function load(url: string, seconds: number): Promise<Sample> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx };
+  return autocannonSample(await autocannon({ url, connections: CONNECTIONS, duration: seconds }));
 }
 
 async function seed(dataDir: string, databaseUrl: string | undefined): Promise<number> {

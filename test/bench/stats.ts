@@ -1,5 +1,6 @@
 /** What every benchmark reports: one autocannon round as a sample, medians over rounds, one printed line. */
 import { readFileSync } from "node:fs";
+import type autocannon from "autocannon";
 
 export interface Sample {
   rps: number;
@@ -8,6 +9,25 @@ export interface Sample {
   non2xx: number;
   /** CPU time (user + system) the serving process spent per request in the round, microseconds (`measureCpu`). */
   cpuUs?: number;
+}
+
+/** Rounds, seconds per round and connections (or workers) of a benchmark: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS. */
+export interface BenchOptions {
+  rounds: number;
+  durationS: number;
+  connections: number;
+}
+
+/** One autocannon result as a sample. */
+export function autocannonSample(result: autocannon.Result): Sample {
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+/** A closed-loop run as a sample: completions per second over `seconds`, latency quantiles (ms), failures as non-2xx. */
+export function latencySample(latencies: number[], seconds: number, failures: number): Sample {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+  return { rps: sorted.length / seconds, p50: at(0.5), p99: at(0.99), non2xx: failures };
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

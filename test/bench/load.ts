@@ -1,0 +1,113 @@
+/**
+ * What the markets benchmarks share: a JSON client, role `all` started with the benchmark's limits out of the way and
+ * demo machine 1 bound, a closed-loop worker pool timing one journey at a time per worker, the throw-away PostgreSQL
+ * database when DATABASE_URL is set, and the standalone entry (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS).
+ */
+import { Wallet } from "ethers";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createPostgresDatabase } from "../support/db.js";
+import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { latencySample, type BenchOptions, type Sample } from "./stats.js";
+
+/** A JSON request; answers other than 2xx throw with their status and body. */
+export async function call(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(url, { method, headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+export interface MarketsPlatform {
+  child: RoleProcess;
+  /** `http://127.0.0.1:<MARKETS_PORT>/api/v1` */
+  api: string;
+  /** The platform's demo.json (machines, markets provider, payments). */
+  demo: any;
+  /** The id of demo machine 1, bound by its controller key. */
+  machineId: string;
+}
+
+/** Role `all`'s data directory and ports: HTTP, markets, GraphQL, anvil, MCR 2.0, altchain, then the demo provider's (off when absent). */
+export function roleAllEnv(dataDir: string, [http, markets, graphql, anvil, mcr2, altchain, provider]: number[]): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(http),
+    MARKETS_PORT: String(markets),
+    GRAPHQL_PORT: String(graphql),
+    ANVIL_PORT: String(anvil),
+    MCR2_PORT: String(mcr2),
+    ALTCHAIN_RPC_PORT: String(altchain),
+    DEMO_PROVIDER_PORT: provider === undefined ? "0" : String(provider),
+  };
+}
+
+/**
+ * Starts role `all` on free ports with the markets per-IP limit out of the way (the demo provider on its own port
+ * when `demoProvider`, else off), then binds demo machine 1 through the identity challenge.
+ */
+export async function startMarketsPlatform(dataDir: string, env: Record<string, string>, demoProvider: boolean): Promise<MarketsPlatform> {
+  const ports = await Promise.all(Array.from({ length: demoProvider ? 7 : 6 }, freePort));
+  const child = await startRole(["all"], { ...roleAllEnv(dataDir, ports), RATE_LIMIT_MARKETS_PER_IP: "1000000000", ...env }, 180_000);
+  const markets = ports[1];
+  const api = `http://127.0.0.1:${markets}/api/v1`;
+  const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
+  const machine = demo.machines[0];
+  const challenge = (await call(`${api}/machine-identity/challenges`, "POST", { identityRef: machine.did })).item;
+  const signature = await new Wallet(machine.controllerPrivateKey).signMessage(challenge.message);
+  const record = (await call(`${api}/machines`, "POST", { displayName: "bench", identityRef: machine.did, identityProof: { challengeId: challenge.challengeId, signature } })).item;
+  return { child, api, demo, machineId: record.id as string };
+}
+
+/**
+ * `connections` workers, each running one journey at a time until `durationS` has passed. `journey(worker)` prepares
+ * one journey (a throw there ends the run) and returns what is timed; a timed journey that throws counts as a failure.
+ */
+export async function closedLoop(options: Pick<BenchOptions, "connections" | "durationS">, journey: (worker: number) => () => Promise<unknown>): Promise<Sample> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const deadline = performance.now() + options.durationS * 1000;
+  const worker = async (index: number) => {
+    while (performance.now() < deadline) {
+      const run = journey(index);
+      const start = performance.now();
+      try {
+        await run();
+        latencies.push(performance.now() - start);
+      } catch {
+        failures += 1;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: options.connections }, (_, i) => worker(i)));
+  return latencySample(latencies, (performance.now() - started) / 1000, failures);
+}
+
+/** Runs `measure` with a throw-away PostgreSQL database's DATABASE_URL, or prints `missing` when DATABASE_URL is unset. */
+export async function onPostgres(missing: string, measure: (env: Record<string, string>) => Promise<unknown>): Promise<void> {
+  if (!process.env.DATABASE_URL) {
+    console.log(missing);
+    return;
+  }
+  const database = await createPostgresDatabase();
+  try {
+    await measure({ DATABASE_URL: database.url });
+  } finally {
+    await database.drop();
+  }
+}
+
+/** Runs `bench` when `moduleUrl` is the script node was started with (`npx tsx test/bench/<name>.ts`). */
+export function runStandalone(moduleUrl: string, bench: (options: BenchOptions) => Promise<void>): void {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? "").href) return;
+  bench({
+    rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+    durationS: Number(process.env.BENCH_SECONDS ?? 5),
+    connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
+  }).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
