@@ -20,19 +20,23 @@ import { waitUntil } from "../support/wait.js";
  */
 let dataDir: string;
 let env: Record<string, string>;
-let ports: { http: number; markets: number; graphql: number; anvil: number };
+let ports: { http: number; markets: number; graphql: number; anvil: number; mcr2: number; altchain: number };
 const running: RoleProcess[] = [];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "lifecycle-"));
-  const [http, markets, graphql, anvil] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  ports = { http, markets, graphql, anvil };
+  const [http, markets, graphql, anvil, mcr2, altchain] = await Promise.all(Array.from({ length: 6 }, freePort));
+  ports = { http, markets, graphql, anvil, mcr2, altchain };
   env = {
     DATA_DIR: dataDir,
     HTTP_PORT: String(http),
     MARKETS_PORT: String(markets),
     GRAPHQL_PORT: String(graphql),
     ANVIL_PORT: String(anvil),
+    // Every listener on a port of its own: the defaults (MCR2 8200, altchain 8899) may be held by another platform on
+    // this machine (a loaded run failed so with EADDRINUSE on 8899). The admin listener is on 0 (startCommand).
+    MCR2_PORT: String(mcr2),
+    ALTCHAIN_RPC_PORT: String(altchain),
     DEMO_PROVIDER_PORT: "0",
     SHUTDOWN_GRACE_MS: "3000",
     // `npm start`'s own defaults: children inherit this process's environment, and a DATABASE_URL set for the
