@@ -178,6 +178,13 @@ export interface PlatformConfig {
   allowDemoOnNetwork: boolean;
   /** How long a booting process waits for another one's migration lock before it gives up. */
   migrationLockTimeoutMs: number;
+  /**
+   * Deadlines of every interactive database transaction (Prisma's `maxWait` and `timeout`): how long one may wait to
+   * start (for a pooled connection) and how long it may run, row-lock waits included. Past either it fails as a store
+   * outage (503, retry). DB_TRANSACTION_MAX_WAIT_MS (default 2000) and DB_TRANSACTION_TIMEOUT_MS (default 5000).
+   */
+  transactionMaxWaitMs: number;
+  transactionTimeoutMs: number;
   /** Log level: silent, error, info. */
   logLevel: "silent" | "error" | "info";
   /** One JSON log line per request on every listener (`LOG_REQUESTS=0`: none; other info lines stay). */
@@ -293,6 +300,8 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     internalToken: env.INTERNAL_TOKEN || undefined,
     allowDemoOnNetwork: env.ALLOW_DEMO_ON_NETWORK === "1",
     migrationLockTimeoutMs: int(env, "MIGRATION_LOCK_TIMEOUT_MS", 60_000),
+    transactionMaxWaitMs: int(env, "DB_TRANSACTION_MAX_WAIT_MS", 2_000),
+    transactionTimeoutMs: int(env, "DB_TRANSACTION_TIMEOUT_MS", 5_000),
     logLevel: logLevel(env.LOG_LEVEL),
     logRequests: !off(env.LOG_REQUESTS),
     requestMetrics: !off(env.REQUEST_METRICS),

@@ -3,7 +3,7 @@
  * single-use challenge state machine (issued -> checking -> consumed) is built from exactly these pieces.
  */
 import { describe, expect, it } from "vitest";
-import { openDatabase, type PrismaClient } from "../../subgraphs/shared/db/index.js";
+import { isStoreFailure, openDatabase, type PrismaClient } from "../../subgraphs/shared/db/index.js";
 import { databaseTargets, sql, withTestDatabase } from "../support/db.js";
 import { challengeData } from "./fixtures.js";
 import { holdFirst } from "../support/barrier.js";
@@ -107,6 +107,48 @@ describe.skipIf(!process.env.DATABASE_URL)("transactions across clients on one P
       await waiting.finally(() => expect(events).toEqual(["first locked"])).finally(() => gate.release());
       await Promise.all([first, second]);
       expect(events).toEqual(["first locked", "first committing", "second read checking"]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("fails a transaction that outlives transactionTimeoutMs (DB_TRANSACTION_TIMEOUT_MS) as a store outage, writing nothing", async () => {
+    const deadlineMs = 200;
+    const other = await openDatabase({ dataDir: ".", databaseUrl: testDb.url, transactionTimeoutMs: deadlineMs });
+    try {
+      const { id } = await testDb.db.prisma.verifyChallenge.create({ data: challengeData() });
+      const gate = holdFirst();
+      const first = testDb.db.prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT id FROM verify_challenge WHERE id = ${id}::uuid FOR UPDATE`;
+          await gate.pass(); // the row stays locked until the second client's deadline has passed
+          await tx.$executeRaw`UPDATE verify_challenge SET state = 'checking' WHERE id = ${id}::uuid`;
+        },
+        { timeout: 120_000 },
+      );
+      await gate.entered;
+      const started = performance.now();
+      const second = other.prisma
+        .$transaction(async (tx) => {
+          await tx.$queryRaw`SELECT id FROM verify_challenge WHERE id = ${id}::uuid FOR UPDATE`;
+          await tx.$executeRaw`UPDATE verify_challenge SET state = 'rejected', reject_reason = 'late' WHERE id = ${id}::uuid`;
+        })
+        .then(() => undefined, (error: unknown) => error);
+      // The deadline is the subject here: the lock is held until the server shows the second client waiting and
+      // the deadline has passed.
+      await waitUntil(async () => {
+        const [row] = await sql<{ n: string }>(
+          testDb.url!,
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        return Number(row!.n) > 0 && performance.now() - started > deadlineMs;
+      }).finally(() => gate.release());
+      await first;
+      const error = await second;
+      expect(error).toBeInstanceOf(Error);
+      expect(isStoreFailure(error)).toBe(true);
+      const row = await testDb.db.prisma.verifyChallenge.findUniqueOrThrow({ where: { id } });
+      expect(row).toMatchObject({ state: "checking", rejectReason: null });
     } finally {
       await other.close();
     }

@@ -38,7 +38,12 @@ describe("the daily limit under 50 parallel orders", () => {
     p = await startMarketsPlatform();
     machine = (await bindMachine(p, p.machine("active", 0))).id;
     if (usesPostgres) {
-      const db = await openDatabase({ dataDir: p.dataDir, databaseUrl: p.databaseUrl });
+      const db = await openDatabase({
+        dataDir: p.dataDir,
+        databaseUrl: p.databaseUrl,
+        transactionMaxWaitMs: p.config.transactionMaxWaitMs,
+        transactionTimeoutMs: p.config.transactionTimeoutMs,
+      });
       const s = marketsServices(p);
       const store = new MarketsStore(db, () => {});
       const pairings = new PairingService(store, s.pairings.tokens, s.pairings.settings, systemClock);

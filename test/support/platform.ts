@@ -14,7 +14,8 @@ import { GENEROUS_LIMITS } from "./config.js";
 import { createPostgresDatabase, usesPostgres } from "./db.js";
 
 export { eventually, waitUntil } from "./wait.js";
-export { PLATFORM_START_TIMEOUT_MS } from "./timeouts.js";
+import { TEST_TRANSACTION_DEADLINE_MS } from "./timeouts.js";
+export { PLATFORM_START_TIMEOUT_MS, TEST_TRANSACTION_DEADLINE_MS } from "./timeouts.js";
 export { POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "./db.js";
 
 export interface TestPlatform {
@@ -53,6 +54,8 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     VERIFY_CLEANUP_INTERVAL_MS: "0",
     MACHINE_IDENTITY_CLEANUP_INTERVAL_MS: "0",
     CHAIN_POLL_MS: "50",
+    DB_TRANSACTION_MAX_WAIT_MS: String(TEST_TRANSACTION_DEADLINE_MS),
+    DB_TRANSACTION_TIMEOUT_MS: String(TEST_TRANSACTION_DEADLINE_MS),
     ...env,
   });
   // No wall-clock window boundary may fall inside a test's sequence of requests: the windows stand still.

@@ -34,6 +34,10 @@ export interface DatabaseConfig {
   databaseUrl?: string;
   /** How long to wait for another process's migration lock (default 60 s). */
   migrationLockTimeoutMs?: number;
+  /** How long an interactive transaction may wait to start (default {@link TRANSACTION_MAX_WAIT_MS}). */
+  transactionMaxWaitMs?: number;
+  /** How long an interactive transaction may run, lock waits included (default {@link TRANSACTION_TIMEOUT_MS}). */
+  transactionTimeoutMs?: number;
 }
 
 export interface OpenDatabaseOptions {
@@ -48,14 +52,24 @@ export const DEFAULT_POOL_SIZE = 10;
 /** A server that does not answer within this time is reported as unavailable instead of making requests hang. */
 export const CONNECT_TIMEOUT_MS = 5_000;
 export const PING_TIMEOUT_MS = 2_000;
+/** Prisma's own defaults for interactive transactions, kept as the platform's (DB_TRANSACTION_MAX_WAIT_MS / _TIMEOUT_MS). */
+export const TRANSACTION_MAX_WAIT_MS = 2_000;
+export const TRANSACTION_TIMEOUT_MS = 5_000;
+
+function transactionOptions(config: DatabaseConfig) {
+  return {
+    maxWait: config.transactionMaxWaitMs ?? TRANSACTION_MAX_WAIT_MS,
+    timeout: config.transactionTimeoutMs ?? TRANSACTION_TIMEOUT_MS,
+  };
+}
 
 export async function openDatabase(config: DatabaseConfig, opts: OpenDatabaseOptions = {}): Promise<Database> {
   return config.databaseUrl
-    ? openPostgres(config.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE, config.migrationLockTimeoutMs)
-    : openPglite(opts.inMemory ? undefined : path.join(config.dataDir, "pglite"));
+    ? openPostgres(config.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE, config.migrationLockTimeoutMs, transactionOptions(config))
+    : openPglite(opts.inMemory ? undefined : path.join(config.dataDir, "pglite"), transactionOptions(config));
 }
 
-async function openPglite(dir: string | undefined): Promise<Database> {
+async function openPglite(dir: string | undefined, transactions: { maxWait: number; timeout: number }): Promise<Database> {
   let unlock: () => Promise<void> = async () => undefined;
   if (dir) {
     await mkdir(dir, { recursive: true });
@@ -71,7 +85,7 @@ async function openPglite(dir: string | undefined): Promise<Database> {
     throw error;
   }
   const opened = pglite;
-  const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPGlite(opened) }), "pglite");
+  const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPGlite(opened), transactionOptions: transactions }), "pglite");
   return {
     prisma,
     kind: "pglite",
@@ -106,7 +120,12 @@ async function createPgliteInMemory(): Promise<PGlite> {
   return PGlite.create({ loadDataDir: await migratedSnapshot });
 }
 
-async function openPostgres(url: string, poolSize: number, lockTimeoutMs: number | undefined): Promise<Database> {
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  lockTimeoutMs: number | undefined,
+  transactions: { maxWait: number; timeout: number },
+): Promise<Database> {
   await migratePostgres(url, lockTimeoutMs);
   const pool = new pg.Pool({
     connectionString: url,
@@ -118,7 +137,7 @@ async function openPostgres(url: string, poolSize: number, lockTimeoutMs: number
   // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would kill the process.
   // The pool discards the connection and the next query that needs one reports the failure.
   pool.on("error", () => undefined);
-  const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPg(pool) }), "postgres");
+  const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: transactions }), "postgres");
   const unobserve = observePool(pool);
   return {
     prisma,
