@@ -9,6 +9,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { START_TIMEOUT_MS } from "./read-path.js";
 import { latencySample, type BenchOptions, type Sample } from "./stats.js";
 
 /** A JSON request; answers other than 2xx throw with their status and body. */
@@ -49,7 +50,7 @@ export function roleAllEnv(dataDir: string, [http, markets, graphql, anvil, mcr2
  */
 export async function startMarketsPlatform(dataDir: string, env: Record<string, string>, demoProvider: boolean): Promise<MarketsPlatform> {
   const ports = await Promise.all(Array.from({ length: demoProvider ? 7 : 6 }, freePort));
-  const child = await startRole(["all"], { ...roleAllEnv(dataDir, ports), RATE_LIMIT_MARKETS_PER_IP: "1000000000", ...env }, 180_000);
+  const child = await startRole(["all"], { ...roleAllEnv(dataDir, ports), RATE_LIMIT_MARKETS_PER_IP: "1000000000", ...env }, START_TIMEOUT_MS);
   const markets = ports[1];
   const api = `http://127.0.0.1:${markets}/api/v1`;
   const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
