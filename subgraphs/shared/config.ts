@@ -185,6 +185,8 @@ export interface PlatformConfig {
    */
   transactionMaxWaitMs: number;
   transactionTimeoutMs: number;
+  /** PostgreSQL: how long a query waits for a pooled connection or a new one (DB_CONNECT_TIMEOUT_MS, default 5000). */
+  connectTimeoutMs: number;
   /** Log level: silent, error, info. */
   logLevel: "silent" | "error" | "info";
   /** One JSON log line per request on every listener (`LOG_REQUESTS=0`: none; other info lines stay). */
@@ -302,6 +304,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     migrationLockTimeoutMs: int(env, "MIGRATION_LOCK_TIMEOUT_MS", 60_000),
     transactionMaxWaitMs: int(env, "DB_TRANSACTION_MAX_WAIT_MS", 2_000),
     transactionTimeoutMs: int(env, "DB_TRANSACTION_TIMEOUT_MS", 5_000),
+    connectTimeoutMs: int(env, "DB_CONNECT_TIMEOUT_MS", 5_000),
     logLevel: logLevel(env.LOG_LEVEL),
     logRequests: !off(env.LOG_REQUESTS),
     requestMetrics: !off(env.REQUEST_METRICS),

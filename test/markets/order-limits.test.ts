@@ -43,6 +43,7 @@ describe("the daily limit under 50 parallel orders", () => {
         databaseUrl: p.databaseUrl,
         transactionMaxWaitMs: p.config.transactionMaxWaitMs,
         transactionTimeoutMs: p.config.transactionTimeoutMs,
+        connectTimeoutMs: p.config.connectTimeoutMs,
       });
       const s = marketsServices(p);
       const store = new MarketsStore(db, () => {});

@@ -56,6 +56,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     CHAIN_POLL_MS: "50",
     DB_TRANSACTION_MAX_WAIT_MS: String(TEST_TRANSACTION_DEADLINE_MS),
     DB_TRANSACTION_TIMEOUT_MS: String(TEST_TRANSACTION_DEADLINE_MS),
+    DB_CONNECT_TIMEOUT_MS: String(TEST_TRANSACTION_DEADLINE_MS),
     ...env,
   });
   // No wall-clock window boundary may fall inside a test's sequence of requests: the windows stand still.

@@ -38,6 +38,8 @@ export interface DatabaseConfig {
   transactionMaxWaitMs?: number;
   /** How long an interactive transaction may run, lock waits included (default {@link TRANSACTION_TIMEOUT_MS}). */
   transactionTimeoutMs?: number;
+  /** PostgreSQL: how long a query waits for a pooled or new connection (default {@link CONNECT_TIMEOUT_MS}). */
+  connectTimeoutMs?: number;
 }
 
 export interface OpenDatabaseOptions {
@@ -65,7 +67,7 @@ function transactionOptions(config: DatabaseConfig) {
 
 export async function openDatabase(config: DatabaseConfig, opts: OpenDatabaseOptions = {}): Promise<Database> {
   return config.databaseUrl
-    ? openPostgres(config.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE, config.migrationLockTimeoutMs, transactionOptions(config))
+    ? openPostgres(config.databaseUrl, opts.poolSize ?? DEFAULT_POOL_SIZE, config.migrationLockTimeoutMs, transactionOptions(config), config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS)
     : openPglite(opts.inMemory ? undefined : path.join(config.dataDir, "pglite"), transactionOptions(config));
 }
 
@@ -125,12 +127,13 @@ async function openPostgres(
   poolSize: number,
   lockTimeoutMs: number | undefined,
   transactions: { maxWait: number; timeout: number },
+  connectTimeoutMs: number,
 ): Promise<Database> {
   await migratePostgres(url, lockTimeoutMs);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
   });
