@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startCommand, type RoleProcess } from "../support/processes.js";
+import { PLATFORM_START_TIMEOUT_MS } from "../support/timeouts.js";
 import { waitUntil } from "../support/wait.js";
 
 /**
@@ -50,8 +51,13 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const npmStart = () => startCommand("npm", ["start"], env, 180_000).then(track);
-const serverStart = () => startCommand(process.execPath, ["--import", "tsx", "gateway/main.ts", "all"], env, 180_000).then(track);
+// A start resolves on the server's own "ready" line; its deadline is only a hang guard (a loaded run outran 180 s).
+const npmStart = () => startCommand("npm", ["start"], env, PLATFORM_START_TIMEOUT_MS).then(track);
+const serverStart = () =>
+  startCommand(process.execPath, ["--import", "tsx", "gateway/main.ts", "all"], env, PLATFORM_START_TIMEOUT_MS).then(track);
+/** Test budgets: the starts' hang guards plus a minute for the rest. */
+const ONE_START_MS = PLATFORM_START_TIMEOUT_MS + 60_000;
+const TWO_STARTS_MS = 2 * PLATFORM_START_TIMEOUT_MS + 60_000;
 function track(started: RoleProcess): RoleProcess {
   running.push(started);
   return started;
@@ -156,7 +162,7 @@ describe("stopping `npm start`", () => {
     expect(state.best_block_number).toBeGreaterThanOrEqual(head);
     expect(started.output()).toContain("SIGTERM: shutting down");
     expect(started.output()).toMatch(/^stopped$/m);
-  }, 240_000);
+  }, ONE_START_MS);
 
   it("SIGINT to npm alone (not the whole process group) stops everything too", async () => {
     const started = await npmStart();
@@ -164,7 +170,7 @@ describe("stopping `npm start`", () => {
     expectStoppedInTime(started, await stopWith(started, started.child.pid!, "SIGINT"));
     await expectAllReleased(anvil);
     expect(started.output()).toContain("SIGINT: shutting down");
-  }, 240_000);
+  }, ONE_START_MS);
 });
 
 describe("the server process itself", () => {
@@ -187,5 +193,5 @@ describe("the server process itself", () => {
 
     expectStoppedInTime(next, await stopWith(next, next.child.pid!, "SIGTERM"), true);
     await expectAllReleased(anvil);
-  }, 300_000);
+  }, TWO_STARTS_MS);
 });
