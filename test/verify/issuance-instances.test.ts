@@ -29,7 +29,6 @@ const ENV = {
 
 describe.skipIf(!usesPostgres)(`four instances issuing on one PostgreSQL (${usesPostgres ? "PostgreSQL" : POSTGRES_SKIP_MESSAGE})`, () => {
   const instances: VerifyPlatform[] = [];
-  const agents: http.Agent[] = [];
   const bundle = path.join(os.tmpdir(), `vendor-bundle-issuance-${process.pid}.pem`);
   let machineIds: string[];
   let databaseUrl: string;
@@ -53,18 +52,28 @@ describe.skipIf(!usesPostgres)(`four instances issuing on one PostgreSQL (${uses
         }),
       );
     }
-    for (let i = 0; i < instances.length; i++) agents.push(new http.Agent({ keepAlive: true, maxSockets: 16 }));
   }, PLATFORM_START_TIMEOUT_MS * 2);
 
   afterAll(async () => {
-    for (const agent of agents) agent.destroy();
     // The first instance owns the scratch database: close it last.
     for (const p of [...instances].reverse()) await p.close();
     await rm(bundle, { force: true });
   });
 
-  /** Every instance asks for every machine, all requests in flight at once. */
+  /**
+   * Every instance asks for every machine, all requests in flight at once. Each burst has its own keep-alive agents:
+   * reusing a socket that sat idle between bursts raced the server's idle close (ECONNRESET in a loaded run).
+   */
   async function burst(machines: string[] = machineIds): Promise<{ opened: Map<string, number>; answers: HttpAnswer[] }> {
+    const agents = instances.map(() => new http.Agent({ keepAlive: true, maxSockets: 16 }));
+    try {
+      return await burstWith(agents, machines);
+    } finally {
+      for (const agent of agents) agent.destroy();
+    }
+  }
+
+  async function burstWith(agents: http.Agent[], machines: string[]): Promise<{ opened: Map<string, number>; answers: HttpAnswer[] }> {
     const requests: Promise<[string, HttpAnswer]>[] = [];
     for (let n = 0; n < REQUESTS_PER_MACHINE_PER_INSTANCE; n++) {
       instances.forEach((p, i) => {
