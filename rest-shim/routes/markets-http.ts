@@ -206,3 +206,13 @@ export function enumIn(value: unknown, allowed: readonly string[]): string {
 export function enumOut(value: string): string {
   return value.toLowerCase().replace(/_/g, "-");
 }
+
+/**
+ * A route whose body is a list sized by a dataset (chunk IDs, buyer-access entries): a larger JSON body limit than
+ * the markets routes' 64 KiB, still bounded. In the split topology the GraphQL listener's own cap
+ * (GRAPHQL_MAX_BODY_BYTES) applies on the next hop too.
+ */
+export function withJsonBodyLimit(route: RouteDefinition, limit: number): RouteDefinition {
+  (route as { rules: RouteDefinition["rules"] }).rules = { ...route.rules, jsonBody: { limit } };
+  return route;
+}

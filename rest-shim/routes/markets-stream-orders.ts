@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, op, pageOf, pageQuery, pick, queryParam } from "./markets-http.js";
+import { bodyObject, itemOf, marketsRoute, op, pageOf, pageQuery, pick, queryParam, withJsonBodyLimit } from "./markets-http.js";
 
 const ORDER = `id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
   paidAt accessPreparedAt deliveredAt createdAt updatedAt`;
@@ -95,11 +95,6 @@ const ORDER_SAMPLE = { orderId: "sord_aaaaaaaaaaaaaaaa" };
  * to 8 MiB (10,000 entries, the order's chunk limit, need ~4.2 MB) instead of the markets routes' 64 KiB; still bounded.
  */
 export const PREPARE_ACCESS_BODY_LIMIT = 8 * 1024 * 1024;
-
-function withJsonBodyLimit(route: RouteDefinition, limit: number): RouteDefinition {
-  (route as { rules: RouteDefinition["rules"] }).rules = { ...route.rules, jsonBody: { limit } };
-  return route;
-}
 
 export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
   marketsRoute({

@@ -10,7 +10,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, op } from "./markets-http.js";
+import { bodyObject, itemOf, marketsRoute, op, withJsonBodyLimit } from "./markets-http.js";
+import { PREPARE_ACCESS_BODY_LIMIT } from "./markets-stream-orders.js";
 import { pairingTokenOf } from "./markets-orders.js";
 
 const J = "JSONObject";
@@ -186,7 +187,8 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     },
     respond: itemOf("createPurchaseEvent", 201),
   }),
-  marketsRoute({
+  // Up to 10,000 buyer-access entries in one call, like the order flow's prepare-access.
+  withJsonBodyLimit(marketsRoute({
     method: "POST",
     path: purchase("/prepare-access"),
     body: true,
@@ -199,7 +201,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
       return { purchaseId: params.purchaseId, items: source.items, ...machineAgentOf(headers, source) };
     },
     respond: bare("preparePurchaseAccess"),
-  }),
+  }), PREPARE_ACCESS_BODY_LIMIT),
   marketsRoute({
     method: "POST",
     path: "/stream/delivery-sessions/handoff/verify",

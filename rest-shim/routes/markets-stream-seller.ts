@@ -13,7 +13,7 @@ import type { RouteDefinition } from "../route-definition.js";
 import { serveChunkDownload, uploadServer } from "../stream-data.js";
 import { bearerToken } from "../../subgraphs/markets/stream-delivery-token.js";
 import { MAX_CHUNK_SIZE } from "../../subgraphs/markets/stream/stream.js";
-import { bodyObject, itemOf, marketsRoute, pageOf, pageQuery, pick, queryParam, upsertedItemOf, type View } from "./markets-http.js";
+import { bodyObject, itemOf, marketsRoute, pageOf, pageQuery, pick, queryParam, upsertedItemOf, withJsonBodyLimit, type View } from "./markets-http.js";
 import { STREAM_SELLER_OPERATIONS as OPS } from "./markets-stream-seller-operations.js";
 import { fieldOf, type RouteOutcome } from "../route-definition.js";
 import { STREAM_DATA_DOCS } from "./markets-stream-seller-docs.js";
@@ -213,8 +213,11 @@ const listingChunks = (data: Record<string, unknown>): RouteOutcome => {
   return { status: 200, body: json(nextCursor == null ? page : { ...page, nextCursor }) };
 };
 
+/** A listing names up to 10,000 chunk IDs (MAX_LISTING_CHUNKS, ~72 bytes each in JSON): 1 MiB, still bounded. */
+export const LISTING_BODY_LIMIT = 1024 * 1024;
+
 const listingRoutes: RouteDefinition[] = [
-  marketsRoute({
+  withJsonBodyLimit(marketsRoute({
     method: "POST",
     path: "/machines/:machineId/stream/listings",
     body: true,
@@ -227,7 +230,7 @@ const listingRoutes: RouteDefinition[] = [
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), input };
     },
     respond: itemOf("createStreamListing", 201),
-  }),
+  }), LISTING_BODY_LIMIT),
   marketsRoute({
     method: "GET",
     path: "/stream/listings",

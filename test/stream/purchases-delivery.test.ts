@@ -55,6 +55,12 @@ describe("purchase flow: access, delivery descriptor, handoff, events", () => {
     expectMarketsError(await prepare(purchase.id, accessFor(m, bought()), {}), 401, "AGENT_AUTH_REQUIRED");
     const stranger = await createSeller(p, 2);
     expectMarketsError(await prepare(purchase.id, accessFor(m, bought()), sellerHeaders(stranger)), 401, "AGENT_AUTH_INVALID");
+    // The body may exceed the 64 KiB of other markets routes (one entry per bought chunk), bounded at 8 MiB.
+    const many = Array.from({ length: 400 }, () => accessFor(m, [bought()[0]])[0]);
+    expect(Buffer.byteLength(JSON.stringify({ items: many }))).toBeGreaterThan(65_536);
+    expectMarketsError(await prepare(purchase.id, many), 400, "PURCHASE_ACCESS_MISMATCH");
+    const padded = await api(p, "POST", `/purchases/${purchase.id}/prepare-access`, { items: accessFor(m, bought()), padding: "x".repeat(8 * 1024 * 1024) }, sellerHeaders(m.seller));
+    expectMarketsError(padded, 413, "PAYLOAD_TOO_LARGE");
     expect(await purchaseState(p, purchase.id)).toEqual(before);
   });
 

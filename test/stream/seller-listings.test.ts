@@ -79,6 +79,18 @@ describe("POST /machines/:machineId/stream/listings", () => {
     expectMarketsError(await post(seller.machineId, ok, sellerHeaders(other)), 401, "AGENT_AUTH_INVALID");
     expect(await state()).toEqual(before);
   });
+
+  it("takes bodies beyond the 64 KiB of other markets routes (up to 10,000 chunk IDs), bounded at 1 MiB", async () => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `sha256:${i.toString(16).padStart(64, "0")}`);
+    const body = { title: "t", chunkIds: ids(2_000), price: { amount: "1", currency: "USD" } };
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeGreaterThan(65_536);
+    const before = await state();
+    // Past the body limit, the service answers: the chunks do not exist.
+    expectMarketsError(await post(seller.machineId, body), 404, "NOT_FOUND");
+    expectMarketsError(await post(seller.machineId, { ...body, chunkIds: ids(10_001) }), 400, "VALIDATION_ERROR");
+    expectMarketsError(await post(seller.machineId, { ...body, padding: "x".repeat(1024 * 1024) }), 413, "PAYLOAD_TOO_LARGE");
+    expect(await state()).toEqual(before);
+  });
 });
 
 describe("GET /stream/listings", () => {
