@@ -3,8 +3,8 @@
  * flow: the stablecoin transfer proven on the chain, access prepared by `cli stream serve --no-p2p`, download over
  * HTTP) of datasets of BENCH_STREAM_CLI_MB (default "256,1024") MB, each CLI run in its own process under
  * /usr/bin/time, whose maximum RSS is the process's peak: the same peak for 256 MB and 1 GB means memory does not
- * grow with the dataset. Chunks of BENCH_STREAM_CLI_CHUNK (default 16 MiB): the markets routes' 64 KiB JSON bodies
- * bound a listing to about 850 chunk IDs and an access preparation to about 150 entries (docs/stream-marketplace.md).
+ * grow with the dataset. Chunks of BENCH_STREAM_CLI_CHUNK (default 16 MiB, chosen when the markets routes' 64 KiB JSON
+ * bodies bounded a listing to about 850 chunk IDs; listings now take 10,000 and prepare-access 10,000 entries).
  * Alone: `BENCH_ONLY=stream-cli npm run bench` or `npx tsx test/bench/stream-cli.ts`.
  */
 import { spawn } from "node:child_process";
