@@ -9,7 +9,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { SignJWT } from "jose";
+import { importVerifyKeys, verifyHs256 } from "./hs256-verify.js";
 import { writeSecretFile } from "../shared/data-dir.js";
 import { MarketsErrors } from "./errors.js";
 
@@ -79,27 +80,10 @@ export class PairingTokens {
    */
   async verify(token: string, nowMs: number): Promise<PairingClaims> {
     if (!JWT_SHAPE.test(token)) throw MarketsErrors.agentAuthInvalid();
-    this.verifyKeys ??= Promise.all(
-      this.keys.map((raw) => crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["verify"])),
-    );
-    for (const key of await this.verifyKeys) {
-      try {
-        const { payload } = await jwtVerify(token, key, {
-          algorithms: ["HS256"],
-          issuer: this.issuer,
-          audience: this.audience,
-          currentDate: new Date(nowMs),
-          clockTolerance: 0,
-          requiredClaims: ["exp", "iat", "jti"],
-        });
-        return claimsOf(payload);
-      } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw MarketsErrors.agentAuthExpired();
-        if (error instanceof joseErrors.JWSSignatureVerificationFailed) continue;
-        throw MarketsErrors.agentAuthInvalid();
-      }
-    }
-    throw MarketsErrors.agentAuthInvalid();
+    this.verifyKeys ??= importVerifyKeys(this.keys);
+    const outcome = await verifyHs256(token, await this.verifyKeys, this.issuer, this.audience, nowMs);
+    if ("failure" in outcome) throw outcome.failure === "expired" ? MarketsErrors.agentAuthExpired() : MarketsErrors.agentAuthInvalid();
+    return claimsOf(outcome.payload);
   }
 }
 

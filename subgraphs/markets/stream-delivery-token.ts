@@ -10,7 +10,8 @@
  * (past exp), DELIVERY_TOKEN_SCOPE (valid, but the chunk asked for is not among its chunkIds).
  */
 import { randomBytes } from "node:crypto";
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { SignJWT } from "jose";
+import { importVerifyKeys, verifyHs256 } from "./hs256-verify.js";
 import { StreamErrors } from "./stream-errors.js";
 
 export type DeliveryScope = { orderId: string; purchaseId?: undefined } | { purchaseId: string; orderId?: undefined };
@@ -68,27 +69,10 @@ export class DeliveryTokens {
   async verify(token: string | null | undefined, nowMs: number): Promise<DeliveryClaims> {
     if (token == null || token === "") throw StreamErrors.deliveryTokenRequired();
     if (!JWT_SHAPE.test(token)) throw StreamErrors.deliveryTokenInvalid();
-    this.verifyKeys ??= Promise.all(
-      this.keys.map((raw) => crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["verify"])),
-    );
-    for (const key of await this.verifyKeys) {
-      try {
-        const { payload } = await jwtVerify(token, key, {
-          algorithms: ["HS256"],
-          issuer: this.issuer,
-          audience: this.audience,
-          currentDate: new Date(nowMs),
-          clockTolerance: 0,
-          requiredClaims: ["exp", "iat", "jti"],
-        });
-        return claimsOf(payload);
-      } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw StreamErrors.deliveryTokenExpired();
-        if (error instanceof joseErrors.JWSSignatureVerificationFailed) continue;
-        throw StreamErrors.deliveryTokenInvalid();
-      }
-    }
-    throw StreamErrors.deliveryTokenInvalid();
+    this.verifyKeys ??= importVerifyKeys(this.keys);
+    const outcome = await verifyHs256(token, await this.verifyKeys, this.issuer, this.audience, nowMs);
+    if ("failure" in outcome) throw outcome.failure === "expired" ? StreamErrors.deliveryTokenExpired() : StreamErrors.deliveryTokenInvalid();
+    return claimsOf(outcome.payload);
   }
 
   /** verify + the chunk must be one of the token's chunks (DELIVERY_TOKEN_SCOPE otherwise). */
