@@ -150,7 +150,7 @@ export class MachineAgentService {
       throw error;
     }
     const { keys, reports, leaseExpiresAt } = prepared;
-    const { agent, written } = await this.store.statement((db) => this.agents.heartbeat(db, hash, reports, now, leaseExpiresAt));
+    const { agent, written } = await this.store.statement((sql) => this.agents.heartbeat(sql, hash, reports, now, leaseExpiresAt));
     if (!agent) throw MarketsErrors.agentAuthInvalid();
     if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
     if (keys.some((key) => !agent.allowedProviderKeys.includes(key))) throw MarketsErrors.agentPolicyDenied();

@@ -4,6 +4,7 @@
  */
 import type { Database } from "../shared/db/index.js";
 import { inStore } from "../shared/db/in-store.js";
+import { prismaStatement, type SqlStatement } from "../shared/db/sql-session.js";
 import type { MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
 
@@ -29,9 +30,9 @@ export class MarketsStore {
    * commit together). With `beforeCommit` set (tests only) it runs inside a transaction followed by the hook, so the
    * injected-failure test proves the same statement leaves neither the change nor its event.
    */
-  statement<T>(work: (db: MarketsTx) => Promise<T>): Promise<T> {
-    if (this.beforeCommit) return this.write(work);
-    return inStore(() => work(this.db.prisma), MarketsErrors.storeUnavailable, this.log);
+  statement<T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> {
+    if (this.beforeCommit) return this.write((tx) => work(prismaStatement(tx)));
+    return inStore(() => work(this.db.statement), MarketsErrors.storeUnavailable, this.log);
   }
 
   /** A write transaction: the change, its audit event (recordAuditEvent), then the commit. */

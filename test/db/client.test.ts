@@ -63,6 +63,21 @@ describe.each(databaseTargets())("request errors on %s", (target) => {
     expect(isStoreFailure(syntaxError)).toBe(false);
     expect(toStoreError(syntaxError)).toBe(syntaxError);
   });
+
+  it("runs one parameterised statement (Database.statement) with the types the heartbeat passes; its bugs are not store failures", async () => {
+    const [row] = await testDb.db.statement<{ hash: Buffer; keys: string[]; at: Date; json: { a: number }; nothing: null }>(
+      `SELECT $1::bytea AS hash, $2::text[] AS keys, $3::timestamptz AS at, json_build_object('a', $4::int) AS json, $5::bytea AS nothing`,
+      [Buffer.from([1, 2, 255]), ["p1", "p'2"], "2026-11-24T06:00:00.123Z", 7, null],
+    );
+    expect(Buffer.from(row!.hash)).toEqual(Buffer.from([1, 2, 255]));
+    expect(row!.keys).toEqual(["p1", "p'2"]);
+    expect(new Date(row!.at).toISOString()).toBe("2026-11-24T06:00:00.123Z");
+    expect(row!.json).toEqual({ a: 7 });
+    expect(row!.nothing).toBeNull();
+    const bug = await testDb.db.statement("SELEC $1::int", [1]).catch((e: unknown) => e);
+    expect(bug).toBeInstanceOf(Error);
+    expect(isStoreFailure(bug)).toBe(false);
+  });
 });
 
 describe.skipIf(!process.env.DATABASE_URL)("PostgreSQL that cannot be reached", () => {
@@ -140,7 +155,23 @@ describe.skipIf(!process.env.DATABASE_URL)("PostgreSQL that cannot be reached", 
         expect(isStoreFailure(error), String(error)).toBe(true);
         expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
       }
+      const statement = await db.statement("SELECT 1", []).catch((e: unknown) => e);
+      expect(isStoreFailure(statement), String(statement)).toBe(true);
       expect(await db.ping()).toBe(false);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("reports a statement whose connection the server terminates (SQLSTATE 57P01 from pg itself) as a store failure", async () => {
+    const db = await openDatabase({ dataDir: ".", databaseUrl: serverUrl });
+    try {
+      const error = await db.statement("SELECT pg_terminate_backend(pg_backend_pid())", []).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "57P01" });
+      expect(isStoreFailure(error)).toBe(true);
+      expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
+      // The pool replaced the terminated connection.
+      expect(await db.statement<{ one: number }>("SELECT 1 AS one", [])).toEqual([{ one: 1 }]);
     } finally {
       await db.close();
     }

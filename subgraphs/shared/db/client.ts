@@ -15,7 +15,7 @@ import { loadMigrations } from "./migrations.js";
 import { lockDataDir } from "./pglite-lock.js";
 import { observePool } from "../observability/metrics.js";
 import { timeTransactions } from "./transaction-metrics.js";
-import { pgClientSession, pgliteSession } from "./sql-session.js";
+import { pgClientSession, pgliteSession, poolStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -26,6 +26,11 @@ export interface Database {
   close(): Promise<void>;
   /** True when a trivial query succeeds within {@link PING_TIMEOUT_MS}; never throws. */
   ping(): Promise<boolean>;
+  /**
+   * One parameterised statement as its own transaction: on PostgreSQL straight on the connection pool (no Prisma
+   * pipeline), on PGlite through Prisma (the one embedded connection is Prisma's to schedule).
+   */
+  statement: SqlStatement;
 }
 
 export interface DatabaseConfig {
@@ -91,6 +96,7 @@ async function openPglite(dir: string | undefined, transactions: { maxWait: numb
   return {
     prisma,
     kind: "pglite",
+    statement: prismaStatement(prisma),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
       await prisma.$disconnect();
@@ -145,6 +151,7 @@ async function openPostgres(
   return {
     prisma,
     kind: "postgres",
+    statement: poolStatement(pool),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
       unobserve();

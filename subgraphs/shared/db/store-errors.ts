@@ -80,6 +80,8 @@ export function isStoreFailure(error: unknown): boolean {
   const cause = driverAdapterCause(error);
   if (cause !== undefined) return isStoreFailureCause(cause);
   const code = (error as NodeJS.ErrnoException).code;
+  // pg's own DatabaseError (a statement run on the pool without Prisma: Database.statement) carries the SQLSTATE.
+  if (code !== undefined && "severity" in error && STORE_FAILURE_SQLSTATE.test(code)) return true;
   return (code !== undefined && NETWORK_ERROR_CODES.has(code)) || DRIVER_FAILURE_MESSAGE.test(error.message);
 }
 
