@@ -53,12 +53,18 @@ export async function startMarketsPlatform(dataDir: string, env: Record<string, 
   const child = await startRole(["all"], { ...roleAllEnv(dataDir, ports), RATE_LIMIT_MARKETS_PER_IP: "1000000000", ...env }, START_TIMEOUT_MS);
   const markets = ports[1];
   const api = `http://127.0.0.1:${markets}/api/v1`;
+  const { demo, machineId } = await bindDemoMachine(api, dataDir);
+  return { child, api, demo, machineId };
+}
+
+/** Binds demo machine 1 of the platform serving `api` (its demo.json under `dataDir`) through the identity challenge. */
+export async function bindDemoMachine(api: string, dataDir: string): Promise<{ demo: any; machineId: string }> {
   const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
   const machine = demo.machines[0];
   const challenge = (await call(`${api}/machine-identity/challenges`, "POST", { identityRef: machine.did })).item;
   const signature = await new Wallet(machine.controllerPrivateKey).signMessage(challenge.message);
   const record = (await call(`${api}/machines`, "POST", { displayName: "bench", identityRef: machine.did, identityProof: { challengeId: challenge.challengeId, signature } })).item;
-  return { child, api, demo, machineId: record.id as string };
+  return { demo, machineId: record.id as string };
 }
 
 /**

@@ -9,14 +9,14 @@
  * in the same rounds, for before/after figures from one run.
  */
 import autocannon from "autocannon";
-import { Wallet } from "ethers";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
 import { execPath } from "node:process";
 import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
+import { bindDemoMachine, call, roleAllEnv, runStandalone } from "./load.js";
 import { measureCpu, summarize, type Sample } from "./stats.js";
 
 export const AGENTS = 1000;
@@ -28,41 +28,23 @@ interface Options {
   connections: number;
 }
 
-async function post(url: string, body: unknown): Promise<any> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
-  return JSON.parse(text);
-}
-
 /**
  * Starts role `all`, binds demo machine 1 and enrols AGENTS agents, each allowed its own provider key. `nodeFlags`
  * go to the platform's node (profile-heartbeats.ts: `--cpu-prof`).
  */
 export async function preparePlatform(dataDir: string, env: Record<string, string>, nodeFlags: string[] = [], root?: string): Promise<{ process: RoleProcess; api: string; tokens: string[] }> {
-  const [http, markets, graphql, anvil, mcr2, altchain] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const ports = await Promise.all(Array.from({ length: 6 }, freePort));
   const process = await startCommand(execPath, [...nodeFlags, "--import", "tsx", path.join(root ?? projectRoot, "gateway", "main.ts"), "all"], {
-    DATA_DIR: dataDir,
-    HTTP_PORT: String(http),
-    MARKETS_PORT: String(markets),
-    GRAPHQL_PORT: String(graphql),
-    ANVIL_PORT: String(anvil),
-    MCR2_PORT: String(mcr2),
-    ALTCHAIN_RPC_PORT: String(altchain),
-    DEMO_PROVIDER_PORT: "0",
+    ...roleAllEnv(dataDir, ports),
     RATE_LIMIT_MARKETS_PER_IP: "1000000000",
     ...env,
   }, 180_000, root ?? projectRoot);
-  const api = `http://127.0.0.1:${markets}/api/v1`;
-  const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
-  const machine = demo.machines[0];
-  const challenge = (await post(`${api}/machine-identity/challenges`, { identityRef: machine.did })).item;
-  const signature = await new Wallet(machine.controllerPrivateKey).signMessage(challenge.message);
-  const record = (await post(`${api}/machines`, { displayName: "bench", identityRef: machine.did, identityProof: { challengeId: challenge.challengeId, signature } })).item;
+  const api = `http://127.0.0.1:${ports[1]}/api/v1`;
+  const { machineId } = await bindDemoMachine(api, dataDir);
   const tokens: string[] = new Array(AGENTS);
   const enrol = async (start: number) => {
     for (let i = start; i < AGENTS; i += 8) {
-      tokens[i] = (await post(`${api}/machines/${record.id}/agents/enrollment`, { label: `agent ${i}`, allowedProviderKeys: [`p${i}`] })).item.agentToken;
+      tokens[i] = (await call(`${api}/machines/${machineId}/agents/enrollment`, "POST", { label: `agent ${i}`, allowedProviderKeys: [`p${i}`] })).item.agentToken;
     }
   };
   await Promise.all(Array.from({ length: 8 }, (_, start) => enrol(start)));
@@ -184,13 +166,4 @@ export async function benchHeartbeats(options: Options): Promise<void> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  benchHeartbeats({
-    rounds: Number(process.env.BENCH_ROUNDS ?? 3),
-    durationS: Number(process.env.BENCH_SECONDS ?? 5),
-    connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
-  }).catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runStandalone(import.meta.url, benchHeartbeats);

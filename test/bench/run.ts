@@ -39,6 +39,7 @@ import { createPostgresDatabase } from "../support/db.js";
 import { benchEvidenceChecks } from "./evidence-checks.js";
 import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchHeartbeats } from "./markets-heartbeats.js";
+import { roleAllEnv } from "./load.js";
 import { benchAuditEvents } from "./audit-events.js";
 import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
@@ -191,14 +192,7 @@ async function benchMcrRoute(dataDir: string, httpPort: number, verifyRatio: num
 /** Role `all` with every per-IP limit and open-challenge cap out of the way: the bench measures throughput. */
 function platformEnv(dataDir: string, [http, markets, graphql, anvil, mcr2, altchain]: number[]): Record<string, string> {
   return {
-    DATA_DIR: dataDir,
-    HTTP_PORT: String(http),
-    MARKETS_PORT: String(markets),
-    GRAPHQL_PORT: String(graphql),
-    ANVIL_PORT: String(anvil),
-    MCR2_PORT: String(mcr2),
-    ALTCHAIN_RPC_PORT: String(altchain),
-    DEMO_PROVIDER_PORT: "0",
+    ...roleAllEnv(dataDir, [http, markets, graphql, anvil, mcr2, altchain]),
     RATE_LIMIT_RATINGS_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_READ_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_API_PER_IP: "1000000000",

@@ -8,15 +8,13 @@
  * Alone: `BENCH_ONLY=stream-cli npm run bench` or `npx tsx test/bench/stream-cli.ts`.
  */
 import { spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { once } from "node:events";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Wallet } from "ethers";
 import { freePort, startRole } from "../support/processes.js";
+import { sha256File, writeRandom } from "./stream-dataset.js";
 
 const MB = 1024 * 1024;
 
@@ -46,19 +44,6 @@ function cli(args: string[], env: Record<string, string>): Promise<{ lines: any[
       resolve({ lines: stdout.trim().split("\n").map((l) => JSON.parse(l)), seconds: (performance.now() - start) / 1000, peakRssMb: kb / 1024 });
     });
   });
-}
-
-async function writeRandom(file: string, bytes: number): Promise<void> {
-  const out = createWriteStream(file);
-  for (let done = 0; done < bytes; done += MB) if (!out.write(randomBytes(Math.min(MB, bytes - done)))) await once(out, "drain");
-  out.end();
-  await once(out, "finish");
-}
-
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const part of createReadStream(file, { highWaterMark: 4 * MB })) hash.update(part as Buffer);
-  return hash.digest("hex");
 }
 
 export async function benchStreamCli(): Promise<void> {

@@ -50,7 +50,8 @@ function child(args: string[], onLine?: (line: any) => void): Promise<ChildRepor
 }
 
 /** Writes `bytes` of random data in 1 MiB writes (never held whole). */
-async function writeRandom(file: string, bytes: number): Promise<void> {
+/** Writes `bytes` random bytes to `file`, 1 MiB at a time (also stream-cli.ts). */
+export async function writeRandom(file: string, bytes: number): Promise<void> {
   const out = createWriteStream(file);
   for (let done = 0; done < bytes; done += MB) {
     if (!out.write(randomBytes(Math.min(MB, bytes - done)))) await once(out, "drain");
@@ -59,7 +60,7 @@ async function writeRandom(file: string, bytes: number): Promise<void> {
   await once(out, "finish");
 }
 
-async function sha256File(file: string): Promise<string> {
+export async function sha256File(file: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const part of createReadStream(file, { highWaterMark: 4 * MB })) hash.update(part as Buffer);
   return hash.digest("hex");
