@@ -194,7 +194,15 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
     const scratch = await createPostgresDatabase();
     const holder = new pg.Client({ connectionString: scratch.url });
     const waiter = new pg.Client({ connectionString: scratch.url });
+    // Other databases on the same server holding the same key (other deployments, other suites' migrations): the
+    // error must name this database's holder, not theirs (a loaded full run once named another database's backend).
+    const others = [await createPostgresDatabase(), await createPostgresDatabase(), await createPostgresDatabase()];
+    const otherHolders = others.map((other) => new pg.Client({ connectionString: other.url }));
     try {
+      for (const other of otherHolders) {
+        await other.connect();
+        await other.query("SELECT pg_advisory_lock(7262021553)");
+      }
       await holder.connect();
       await waiter.connect();
       // A process that hangs while migrating: it holds the lock and never lets go.
@@ -222,7 +230,9 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
     } finally {
       await holder.end().catch(() => undefined);
       await waiter.end().catch(() => undefined);
+      for (const other of otherHolders) await other.end().catch(() => undefined);
       await scratch.drop();
+      for (const other of others) await other.drop();
     }
   });
 });

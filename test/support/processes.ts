@@ -4,6 +4,7 @@
  * started has shut down, which left that server's anvil running (the heartbeat benchmark leaked one per platform).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,50 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * The process and all its descendants (Linux /proc; elsewhere just the process). `npm start` runs the server as
+ * npm's child: killing npm alone on a start timeout left that server (and its anvil) running for the rest of the suite.
+ */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [pid];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/<pid>/stat is the parent PID; the command name (field 2) may hold spaces, so split after ")".
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we read.
+    }
+  }
+  const tree: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const next = queue.shift()!;
+    tree.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return tree;
+}
+
+/** SIGKILLs a process and every descendant (children first read, then all killed, so none is re-parented unseen). */
+export function killTree(pid: number): void {
+  for (const member of processTree(pid)) {
+    try {
+      process.kill(member, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
 }
 
 export interface RoleProcess {
@@ -55,7 +100,8 @@ export function startCommand(executable: string, args: string[], env: Record<str
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      if (child.pid !== undefined) killTree(child.pid);
+      else child.kill("SIGKILL");
       reject(new Error(`${args.join(" ")} not ready in time:\n${output}`));
     }, timeoutMs);
     // Lines are matched as they complete: testing the whole output on every chunk was quadratic, and with one log

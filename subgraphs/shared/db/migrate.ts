@@ -115,7 +115,10 @@ async function takeLock(session: SqlSession, timeoutMs: number): Promise<void> {
 async function lockHolder(session: SqlSession): Promise<number | undefined> {
   const rows = await session
     .query<{ pid: number }>(
-      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 1",
+      // Advisory locks are per database: other databases on the server (other deployments, test runs) may hold the
+      // same key at the same time, so only this database's holder is the one we wait for.
+      `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 1
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [Math.floor(MIGRATION_LOCK_KEY / 2 ** 32), MIGRATION_LOCK_KEY % 2 ** 32],
     )
     .catch(() => []);
