@@ -21,7 +21,7 @@ import {
   type MachineAgentEnrollment,
   type MachineAgentPage,
 } from "./machine-agent.type.js";
-import { pageOf, pageRequest } from "./pagination.js";
+import { pageRequest, createdAtKeyset, createdAtPage } from "./pagination.js";
 import type { RuntimeEndpointRow } from "./runtime-endpoint.repository.js";
 import { providerKeyOf, type RuntimeEndpointService } from "./runtime-endpoint.service.js";
 import type { MarketsStore } from "./store.js";
@@ -98,19 +98,16 @@ export class MachineAgentService {
   /** `guard: false` only for the machine record's own nested fields (GraphQL), which show drafts too. */
   async list(machineId: string, limit: number | null | undefined, cursor: string | null | undefined, guard = true): Promise<MachineAgentPage> {
     const page = pageRequest(limit, cursor, 2);
-    const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
-    if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+    const keyset = createdAtKeyset(page);
     const rows = await this.store.read(async (prisma) => {
       if (guard) await requireActiveMachine(prisma, machineId);
       return prisma.marketMachineAgent.findMany({
-        where: after
-          ? { machineId, OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
-          : { machineId },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take: page.limit + 1,
+        where: { machineId, ...keyset.where },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
       });
     });
-    const { items, nextCursor } = pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+    const { items, nextCursor } = createdAtPage(rows, page);
     return { items: items.map(toMachineAgent), nextCursor };
   }
 

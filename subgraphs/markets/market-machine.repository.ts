@@ -2,9 +2,8 @@
 import type { MarketMachine as MarketMachineRow } from "../shared/db/generated/client.js";
 import { Prisma } from "../shared/db/index.js";
 import type { MarketsTx } from "./audit.repository.js";
-import { MarketsErrors } from "./errors.js";
 import { MarketMachine, MarketMachineStatus, type MachineIdentityProof } from "./market-machine.type.js";
-import { pageOf, type PageRequest } from "./pagination.js";
+import { type PageRequest, createdAtKeyset, createdAtPage } from "./pagination.js";
 import type { MarketsStore } from "./store.js";
 
 export type { MarketMachineRow };
@@ -44,18 +43,15 @@ export class MarketMachineRepository {
   /** Records with a stored identity proof, oldest first (keyset on createdAt, id). */
   async listWithProof(page: PageRequest): Promise<{ items: MarketMachineRow[]; nextCursor: string | null }> {
     const where: Prisma.MarketMachineWhereInput = { identityProof: { not: Prisma.DbNull } };
-    const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
-    if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+    const keyset = createdAtKeyset(page);
     const rows = await this.store.read((prisma) =>
       prisma.marketMachine.findMany({
-        where: after
-          ? { AND: [where, { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] }
-          : where,
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take: page.limit + 1,
+        where: { ...where, ...keyset.where },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
       }),
     );
-    return pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+    return createdAtPage(rows, page);
   }
 
   create(tx: MarketsTx, data: Prisma.MarketMachineUncheckedCreateInput): Promise<MarketMachineRow> {

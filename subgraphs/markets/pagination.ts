@@ -51,3 +51,23 @@ export function pageOf<Row>(rows: Row[], limit: number, positionOf: (row: Row) =
   const items = rows.slice(0, limit);
   return { items, nextCursor: encodeCursor(positionOf(items[items.length - 1]!)) };
 }
+
+/**
+ * The markets lists ordered by `(createdAt, id)` ascending (agents, pairings, machines, stream policies and
+ * listings): the keyset part of the Prisma query for the page after `page.after` (a cursor whose instant does not
+ * parse is VALIDATION_ERROR), the order and the one extra row `pageOf` needs. Merge `where` into the list's own filter.
+ */
+export function createdAtKeyset(page: PageRequest) {
+  const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
+  if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+  return {
+    where: after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {},
+    orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }],
+    take: page.limit + 1,
+  };
+}
+
+/** The page of rows fetched with {@link createdAtKeyset}, its cursor the last row's `[createdAt, id]`. */
+export function createdAtPage<Row extends { createdAt: Date; id: string }>(rows: Row[], page: PageRequest): { items: Row[]; nextCursor: string | null } {
+  return pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+}

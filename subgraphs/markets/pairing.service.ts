@@ -24,7 +24,7 @@ import { recordAuditEvent, type AuditActor, type MarketsTx } from "./audit.repos
 import { MarketsErrors } from "./errors.js";
 import { requireActiveMachine } from "./machine-guard.js";
 import { OPEN_ORDER_STATUSES } from "./order-states.js";
-import { pageOf, pageRequest } from "./pagination.js";
+import { pageRequest, createdAtKeyset, createdAtPage } from "./pagination.js";
 import { normalizePolicy, policyHash, type DelegationPolicy } from "./pairing.policy.js";
 import { tokenHash, type PairingClaims, type PairingTokens } from "./pairing.token.js";
 import type {
@@ -98,17 +98,16 @@ export class PairingService {
 
   async list(machineId: string, limit: number | null | undefined, cursor: string | null | undefined, guard = true): Promise<AgentPairingPage> {
     const page = pageRequest(limit, cursor, 2);
-    const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
-    if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+    const keyset = createdAtKeyset(page);
     const rows = await this.store.read(async (prisma) => {
       if (guard) await requireActiveMachine(prisma, machineId);
       return prisma.marketAgentPairing.findMany({
-        where: after ? { machineId, OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : { machineId },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take: page.limit + 1,
+        where: { machineId, ...keyset.where },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
       });
     });
-    const { items, nextCursor } = pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+    const { items, nextCursor } = createdAtPage(rows, page);
     return { items: items.map((row) => pairingView(row)), nextCursor };
   }
 

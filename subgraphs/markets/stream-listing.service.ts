@@ -15,7 +15,7 @@ import type { Clock } from "../shared/clock.js";
 import { recordAuditEvent, type MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
 import { requireActiveMachine } from "./machine-guard.js";
-import { pageOf, pageRequest } from "./pagination.js";
+import { pageRequest, createdAtKeyset, createdAtPage } from "./pagination.js";
 import { authenticateStreamAgent, type AgentCredentials } from "./stream-agent-auth.js";
 import { CHUNK_ID } from "./stream-chunk.service.js";
 import { StreamErrors } from "./stream-errors.js";
@@ -147,8 +147,7 @@ export class StreamListingService {
     cursor: string | null | undefined,
   ): Promise<{ items: ListingView[]; nextCursor: string | null }> {
     const page = pageRequest(limit, cursor, 2);
-    const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
-    if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+    const keyset = createdAtKeyset(page);
     if (filter.storageProvider != null && !PROVIDER.test(filter.storageProvider)) throw MarketsErrors.validation();
     const rows = await this.store.read(async (prisma) => {
       if (filter.machineId != null) await requireActiveMachine(prisma, filter.machineId);
@@ -157,13 +156,13 @@ export class StreamListingService {
           ...(filter.machineId != null ? { machineId: filter.machineId } : {}),
           ...(filter.storageProvider != null ? { storageProvider: filter.storageProvider } : {}),
           ...(filter.includeInactive ? {} : { status: "active" }),
-          ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
+          ...keyset.where,
         },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take: page.limit + 1,
+        orderBy: keyset.orderBy,
+        take: keyset.take,
       });
     });
-    const { items, nextCursor } = pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+    const { items, nextCursor } = createdAtPage(rows, page);
     return { items: items.map(listingView), nextCursor };
   }
 

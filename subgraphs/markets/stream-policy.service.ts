@@ -9,7 +9,7 @@ import type { StreamPolicy } from "../shared/db/generated/client.js";
 import type { Clock } from "../shared/clock.js";
 import { recordAuditEvent, type MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
-import { pageOf, pageRequest } from "./pagination.js";
+import { pageRequest, createdAtKeyset, createdAtPage } from "./pagination.js";
 import { authenticateStreamAgent, type AgentCredentials } from "./stream-agent-auth.js";
 import type { MarketsStore } from "./store.js";
 
@@ -152,19 +152,16 @@ export class StreamPolicyService {
 
   async list(machineId: string, credentials: AgentCredentials, limit: number | null | undefined, cursor: string | null | undefined) {
     const page = pageRequest(limit, cursor, 2);
-    const after = page.after && { createdAt: new Date(page.after[0]!), id: page.after[1]! };
-    if (after && Number.isNaN(after.createdAt.getTime())) throw MarketsErrors.validation();
+    const keyset = createdAtKeyset(page);
     const rows = await this.store.read(async (prisma) => {
       await authenticateStreamAgent(prisma, machineId, credentials);
       return prisma.streamPolicy.findMany({
-        where: after
-          ? { machineId, OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
-          : { machineId },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take: page.limit + 1,
+        where: { machineId, ...keyset.where },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
       });
     });
-    const { items, nextCursor } = pageOf(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id]);
+    const { items, nextCursor } = createdAtPage(rows, page);
     return { items: items.map(policyView), nextCursor };
   }
 }
