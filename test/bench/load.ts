@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
-import { freePort, startRole, type RoleProcess } from "../support/processes.js";
+import { freePort, roleAllEnv, startRole, type RoleProcess } from "../support/processes.js";
 import { START_TIMEOUT_MS } from "./read-path.js";
 import { latencySample, type BenchOptions, type Sample } from "./stats.js";
 
@@ -28,20 +28,6 @@ export interface MarketsPlatform {
   demo: any;
   /** The id of demo machine 1, bound by its controller key. */
   machineId: string;
-}
-
-/** Role `all`'s data directory and ports: HTTP, markets, GraphQL, anvil, MCR 2.0, altchain, then the demo provider's (off when absent). */
-export function roleAllEnv(dataDir: string, [http, markets, graphql, anvil, mcr2, altchain, provider]: number[]): Record<string, string> {
-  return {
-    DATA_DIR: dataDir,
-    HTTP_PORT: String(http),
-    MARKETS_PORT: String(markets),
-    GRAPHQL_PORT: String(graphql),
-    ANVIL_PORT: String(anvil),
-    MCR2_PORT: String(mcr2),
-    ALTCHAIN_RPC_PORT: String(altchain),
-    DEMO_PROVIDER_PORT: provider === undefined ? "0" : String(provider),
-  };
 }
 
 /**

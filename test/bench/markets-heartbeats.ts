@@ -15,8 +15,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
 import { execPath } from "node:process";
-import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
-import { bindDemoMachine, call, roleAllEnv, runStandalone } from "./load.js";
+import { freePort, roleAllEnv, startCommand, startRole, type RoleProcess } from "../support/processes.js";
+import { bindDemoMachine, call, runStandalone } from "./load.js";
 import { measureCpu, summarize, type Sample } from "./stats.js";
 
 export const AGENTS = 1000;

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Wallet } from "ethers";
-import { freePort, startRole } from "../support/processes.js";
+import { freePort, roleAllEnv, startRole } from "../support/processes.js";
 import { sha256File, writeRandom } from "./stream-dataset.js";
 
 const MB = 1024 * 1024;
@@ -54,8 +54,8 @@ export async function benchStreamCli(): Promise<void> {
   const [http, markets, graphql, anvil, mcr2, altchain, provider] = await Promise.all(Array.from({ length: 7 }, freePort));
   console.error("stream cli: starting the platform ...");
   const platform = await startRole(["all"], {
-    DATA_DIR: dataDir, HTTP_PORT: String(http), MARKETS_PORT: String(markets), GRAPHQL_PORT: String(graphql), ANVIL_PORT: String(anvil),
-    MCR2_PORT: String(mcr2), ALTCHAIN_RPC_PORT: String(altchain), DEMO_PROVIDER_PORT: String(provider), RATE_LIMIT_MARKETS_PER_IP: "1000000000",
+    ...roleAllEnv(dataDir, [http, markets, graphql, anvil, mcr2, altchain, provider]),
+    RATE_LIMIT_MARKETS_PER_IP: "1000000000",
   }, 180_000);
   let serve: ReturnType<typeof spawn> | null = null;
   try {

@@ -10,7 +10,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startCommand, type RoleProcess } from "../support/processes.js";
+import { freePort, roleAllEnv, startCommand, type RoleProcess } from "../support/processes.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/timeouts.js";
 import { waitUntil } from "../support/wait.js";
 
@@ -29,16 +29,7 @@ beforeAll(async () => {
   const [http, markets, graphql, anvil, mcr2, altchain] = await Promise.all(Array.from({ length: 6 }, freePort));
   ports = { http, markets, graphql, anvil, mcr2, altchain };
   env = {
-    DATA_DIR: dataDir,
-    HTTP_PORT: String(http),
-    MARKETS_PORT: String(markets),
-    GRAPHQL_PORT: String(graphql),
-    ANVIL_PORT: String(anvil),
-    // Every listener on a port of its own: the defaults (MCR2 8200, altchain 8899) may be held by another platform on
-    // this machine (a loaded run failed so with EADDRINUSE on 8899). The admin listener is on 0 (startCommand).
-    MCR2_PORT: String(mcr2),
-    ALTCHAIN_RPC_PORT: String(altchain),
-    DEMO_PROVIDER_PORT: "0",
+    ...roleAllEnv(dataDir, [http, markets, graphql, anvil, mcr2, altchain]),
     SHUTDOWN_GRACE_MS: "3000",
     // `npm start`'s own defaults: children inherit this process's environment, and a DATABASE_URL set for the
     // PostgreSQL suites would put these platforms on that shared server database (where other runs' challenges

@@ -63,6 +63,24 @@ export function killTree(pid: number): void {
   }
 }
 
+/**
+ * Role `all`'s data directory and ports: HTTP, markets, GraphQL, anvil, MCR 2.0, altchain, then the demo provider's
+ * (off when absent). Every listener on a port of its own: the defaults (MCR2 8200, altchain 8899) may be held by
+ * another platform on this machine (a loaded run failed so with EADDRINUSE on 8899); the admin listener is on 0.
+ */
+export function roleAllEnv(dataDir: string, [http, markets, graphql, anvil, mcr2, altchain, provider]: number[]): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(http),
+    MARKETS_PORT: String(markets),
+    GRAPHQL_PORT: String(graphql),
+    ANVIL_PORT: String(anvil),
+    MCR2_PORT: String(mcr2),
+    ALTCHAIN_RPC_PORT: String(altchain),
+    DEMO_PROVIDER_PORT: provider === undefined ? "0" : String(provider),
+  };
+}
+
 export interface RoleProcess {
   child: ChildProcess;
   output(): string;
