@@ -20,13 +20,11 @@ import type { AnswerVersions } from "../rest-shim/answer-reuse.js";
 import { openPlatformChain, type PlatformChain } from "../subgraphs/shared/chain/embedded.js";
 import { prepareDataDir } from "../subgraphs/shared/data-dir.js";
 import { createRateLimiter, type RateLimiter } from "../rest-shim/rate-limit.js";
-import { trustBundleLoader } from "./trust-bundle.js";
-import type { TrustBundle } from "../subgraphs/verify/evidence/trust.js";
 import { AddressPolicy } from "../subgraphs/shared/net/address-policy.js";
 import { OutboundClient } from "../subgraphs/shared/net/outbound.js";
 import { demoFixturePath, type DemoFixture } from "../subgraphs/shared/chain/demo-fixture.js";
 import { writeSecretFile } from "../subgraphs/shared/data-dir.js";
-import { DEMO_PROVIDER_KEY } from "../subgraphs/markets/catalogue.seed.js";
+import { DEMO_PROVIDER_KEY } from "../subgraphs/markets/work/catalogue.seed.js";
 import {
   DEMO_PROVIDER_OPERATION,
   DEMO_PROVIDER_SKILL,
@@ -34,7 +32,7 @@ import {
   demoAgent,
   startDemoProvider,
   type DemoProvider,
-} from "../subgraphs/markets/demo-provider.js";
+} from "../subgraphs/markets/work/demo.provider.js";
 import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js";
 import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
 import { systemClock, type Clock } from "../subgraphs/shared/clock.js";
@@ -109,7 +107,7 @@ export interface StartOptions {
   rateLimitClock?: Clock;
   /** Wraps the vendor trust-bundle loader the evidence checks call after claiming a challenge: tests hold a check
    * inside its lease with it (a barrier), or make the trust store fail. */
-  wrapTrust?: (load: () => Promise<TrustBundle>) => () => Promise<TrustBundle>;
+  wrapTrust?: <T>(load: () => Promise<T>) => () => Promise<T>;
   /** Where request log lines go; default stdout (tests capture them). */
   logDestination?: DestinationStream;
 }
@@ -198,7 +196,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
     chain: reader,
     rpcUrl: chain.rpcUrl,
     demo: chain.demo,
-    trust: options.wrapTrust ? options.wrapTrust(trustBundleLoader(config, chain.demo)) : trustBundleLoader(config, chain.demo),
+    wrapTrust: options.wrapTrust,
     outbound: new OutboundClient(new AddressPolicy(config.outboundAllowCidrs), { allowedOrigins: demoProvider ? [demoProvider.url] : [] }),
     clock: options.clock,
     log: (error: unknown) => logger.error("internal error", error),

@@ -3,7 +3,7 @@
  * route's code; no parser message ever reaches a response.
  */
 import { isUtf8 } from "node:buffer";
-import { parseJsonStrict } from "../subgraphs/verify/evidence/canonical.js";
+import { parseJsonStrict } from "../subgraphs/shared/json/strict.js";
 import type { PreparedResponse } from "./errors/table.js";
 
 /**

@@ -3,7 +3,7 @@ import { VERIFY_OPERATIONS } from "./routes/verify.js";
 import { RATINGS_OPERATIONS } from "./routes/ratings.js";
 import { MONETIZATION_OPERATIONS } from "./routes/ratings-monetization.js";
 import { FAUCET_OPERATIONS } from "./routes/faucet.js";
-import { MARKETS_OPERATIONS } from "./routes/markets.js";
+import { MARKETS_OPERATIONS } from "./routes/markets/index.js";
 
 export const OPERATIONS = {
   ...RATINGS_OPERATIONS,

@@ -12,7 +12,7 @@ import { VERIFY_ROUTES } from "./routes/verify.js";
 import { RATINGS_ROUTES } from "./routes/ratings.js";
 import { MONETIZATION_ROUTES } from "./routes/ratings-monetization.js";
 import { FAUCET_ROUTES } from "./routes/faucet.js";
-import { MARKETS_ROUTES } from "./routes/markets.js";
+import { MARKETS_ROUTES } from "./routes/markets/index.js";
 
 export * from "./route-definition.js";
 

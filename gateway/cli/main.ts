@@ -37,17 +37,17 @@ export const COMMANDS: CliCommandEntry[] = [
   {
     name: "agent",
     summary: "run a machine-side runtime agent against the markets API",
-    load: async () => (await import("./commands/agent.js")).agentCommands,
+    load: async () => (await import("./commands/market/agent.js")).agentCommands,
   },
   {
     name: "market",
     summary: "an AI agent on the markets API: pair, search, order, pay, execute, confirm (or demo)",
-    load: async () => (await import("./commands/market.js")).marketCommands,
+    load: async () => (await import("./commands/market/index.js")).marketCommands,
   },
   {
     name: "stream",
     summary: "stream marketplace: publish a dataset, verify and buy a listing, serve as the seller's agent",
-    load: async () => (await import("./commands/stream.js")).streamCommands,
+    load: async () => (await import("./commands/stream/index.js")).streamCommands,
   },
   { name: "demo", summary: "print the demo fixture", load: async () => (await import("./commands/demo.js")).demoCommand },
 ];

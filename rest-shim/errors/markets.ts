@@ -72,7 +72,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     AGENT_PAIRING_UNAVAILABLE: { status: 503, message: "Agent pairing is unavailable; retry." },
     SERVICE_IDENTITY_UNAVAILABLE: { status: 503, message: "The machine identity could not be resolved; retry." },
     SERVICE_UNAVAILABLE: { status: 503, message: "The service is unavailable; retry." },
-    // Stream marketplace (seller, issue 10s): subgraphs/markets/stream-errors.ts. Format checks 400, bad or expired
+    // Stream marketplace (seller, issue 10s): subgraphs/markets/stream/seller/seller.errors.ts. Format checks 400, bad or expired
     // delivery tokens 401, a token for other chunks 403, existing records and states 409, unsatisfiable ranges 416.
     MANIFEST_MALFORMED: { status: 400, message: "The chunk manifest is malformed." },
     CHUNK_ID_MISMATCH: { status: 400, message: "The chunkId does not match the manifest's content." },

@@ -5,7 +5,7 @@
  */
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import type { RouteDefinition } from "../route-definition.js";
-import { machineRuleOf } from "../routes/markets-http.js";
+import { machineRuleOf } from "../routes/markets/http.js";
 
 export interface ExampleRequest {
   /** The request path with every parameter filled (percent-encoded). */

@@ -1,24 +1,21 @@
+/** The markets subgraph's federated schema: every family's resolver classes, listed by the family's index.ts. */
 import type { GraphQLSchema } from "graphql";
 import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
-import { MarketsMachine } from "./machine.type.js";
-import { MarketsMachineResolver } from "./machine.resolver.js";
-import { MarketMachineResolver } from "./market-machine.resolver.js";
-import { MachineAgentResolver } from "./machine-agent.resolver.js";
-import { RuntimeEndpointResolver } from "./runtime-endpoint.resolver.js";
+// Import order is registration order: it fixes the order of types and fields in the printed SDL.
 import type { MarketsDeps } from "./deps.js";
-import { WORK_RESOLVERS } from "./work.resolvers.js";
-import { AgentPairingResolver } from "./pairing.resolver.js";
-import { MarketOrderResolver } from "./order.resolver.js";
-import { MarketMachineOrdersResolver } from "./market-machine-orders.resolver.js";
-import { PaymentSettlementResolver } from "./payment-settlement.resolver.js";
-import { StreamOrderResolver } from "./stream-order.resolver.js";
-import { StreamPurchaseResolver } from "./stream-purchase.resolver.js";
-import { STREAM_SELLER_RESOLVERS } from "./stream-seller.resolvers.js";
+import { MarketsMachine } from "./machines/machine.type.js";
+import { MACHINE_RESOLVERS } from "./machines/index.js";
+import { AUDIT_RESOLVERS } from "./audit/index.js";
+import { MACHINE_WORK_RESOLVERS, WORK_RESOLVERS } from "./work/index.js";
+import { ORDER_RESOLVERS } from "./orders/index.js";
+import { STREAM_ORDER_RESOLVERS } from "./stream/orders/index.js";
+import { STREAM_PURCHASE_RESOLVERS } from "./stream/purchases/index.js";
+import { STREAM_SELLER_RESOLVERS } from "./stream/seller/index.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, ...WORK_RESOLVERS,
-      AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, ...STREAM_SELLER_RESOLVERS, StreamOrderResolver, StreamPurchaseResolver],
+    resolvers: [...MACHINE_RESOLVERS, ...WORK_RESOLVERS, ...AUDIT_RESOLVERS, ...MACHINE_WORK_RESOLVERS, ...ORDER_RESOLVERS, ...STREAM_SELLER_RESOLVERS,
+      ...STREAM_ORDER_RESOLVERS, ...STREAM_PURCHASE_RESOLVERS],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,
     referenceResolvers: {

@@ -6,7 +6,7 @@
 import { RatingsErrors } from "./errors.js";
 import { addressDid, decimalDid, type Deployment } from "./identity/did.js";
 import type { MachineDirectory } from "./machine-directory.service.js";
-import { bondStatusOf } from "./mcr.view.js";
+import { bondStatusOf } from "./scoring/mcr.view.js";
 import type { MachineCard } from "./card.type.js";
 import { visibilityOf } from "./profile.service.js";
 

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from "type-graphql";
-import { BondStatus } from "./mcr.type.js";
+import { BondStatus } from "./scoring/mcr.type.js";
 import { DataVisibility } from "./profile.type.js";
 
 @ObjectType({ description: "A service the machine offers (ERC-8004 registration file)." })

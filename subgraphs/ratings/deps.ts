@@ -3,7 +3,7 @@ import type { AltchainService } from "./altchain/altchain.service.js";
 import type { CardService } from "./card.service.js";
 import type { FaucetService } from "./faucet/faucet.service.js";
 import type { TwoFactorService } from "./faucet/two-factor.service.js";
-import type { MonetizationService } from "./monetization.service.js";
+import type { MonetizationService } from "./monetization/monetization.service.js";
 import type { OperatorService } from "./operator.service.js";
 import type { ProfileService } from "./profile.service.js";
 import type { ScorecardService } from "./scorecard.service.js";

@@ -2,7 +2,7 @@
 import { Arg } from "type-graphql";
 import type { DomainError } from "../shared/errors.js";
 import { canonicalDecimal, type Deployment } from "./identity/did.js";
-import { RatingsDeployment } from "./mcr.type.js";
+import { RatingsDeployment } from "./scoring/mcr.type.js";
 
 /** The `deployment: RatingsDeployment = V1` argument every document 2 field takes. */
 export const DeploymentArg = () => Arg("deployment", () => RatingsDeployment, { defaultValue: RatingsDeployment.V1 });

@@ -10,8 +10,8 @@ import type { RatingsDeps } from "./deps.js";
 import { RatingsErrors } from "./errors.js";
 import { DeploymentArg, deploymentArg, parseDecimalArg } from "./graphql-args.js";
 import { RatingsMachine } from "./machine.type.js";
-import { McrScorecard, RatingsDeployment } from "./mcr.type.js";
-import { MonetizationState } from "./monetization.type.js";
+import { McrScorecard, RatingsDeployment } from "./scoring/mcr.type.js";
+import { MonetizationState } from "./monetization/monetization.type.js";
 import { MachineProfile } from "./profile.type.js";
 
 const UNKNOWN_MACHINE = new Set(["MACHINE_NOT_FOUND", "MACHINE_NOT_REGISTERED", "MACHINE_WALLET_NOT_FOUND"]);

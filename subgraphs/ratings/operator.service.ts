@@ -10,10 +10,10 @@ import { StoreUnavailableError } from "../shared/errors.js";
 import { operatorIndexSyncing, RatingsErrors } from "./errors.js";
 import { addressDid, decimalDid, parseAddressDid, type Deployment } from "./identity/did.js";
 import type { MachineDirectory } from "./machine-directory.service.js";
-import type { McrService } from "./mcr.service.js";
-import { ratingOf } from "./mcr.view.js";
+import type { McrService } from "./scoring/mcr.service.js";
+import { ratingOf } from "./scoring/mcr.view.js";
 import type { OperatorMachine, OperatorMachines } from "./operator.type.js";
-import type { OwnershipIndexService } from "./ownership-index.service.js";
+import type { OwnershipIndexService } from "./chain/ownership-index.service.js";
 
 export const PAGE_LIMIT_MAX = 20;
 

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from "type-graphql";
-import { McrRating } from "./mcr.type.js";
+import { McrRating } from "./scoring/mcr.type.js";
 
 @ObjectType({ description: "One machine of an operator, with its MCR (full history)." })
 export class OperatorMachine {

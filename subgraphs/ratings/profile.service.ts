@@ -9,8 +9,8 @@ import type { RatingsChain } from "./chain/ratings-chain.js";
 import { RatingsErrors } from "./errors.js";
 import { addressDid, decimalDid, type Deployment } from "./identity/did.js";
 import type { MachineDirectory, RatedMachine } from "./machine-directory.service.js";
-import type { McrService } from "./mcr.service.js";
-import { bondStatusOf, ratingOf } from "./mcr.view.js";
+import type { McrService } from "./scoring/mcr.service.js";
+import { bondStatusOf, ratingOf } from "./scoring/mcr.view.js";
 import {
   AmountStatus,
   DataVisibility,

@@ -1,6 +1,6 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from "type-graphql";
 import { JSONObjectScalar } from "../shared/json-object.scalar.js";
-import { BondStatus, McrRating } from "./mcr.type.js";
+import { BondStatus, McrRating } from "./scoring/mcr.type.js";
 
 export enum DataVisibility {
   PRIVATE = "PRIVATE",

@@ -4,7 +4,7 @@ import { MachineCard } from "./card.type.js";
 import type { RatingsDeps } from "./deps.js";
 import { RatingsErrors } from "./errors.js";
 import { DeploymentArg, deploymentArg, parseDecimalArg } from "./graphql-args.js";
-import { McrScorecard, RatingsDeployment } from "./mcr.type.js";
+import { McrScorecard, RatingsDeployment } from "./scoring/mcr.type.js";
 import { OperatorMachines } from "./operator.type.js";
 import { MachineProfile } from "./profile.type.js";
 

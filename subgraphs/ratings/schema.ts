@@ -5,7 +5,7 @@ import type { RatingsDeps } from "./deps.js";
 import { FaucetResolver } from "./faucet/faucet.resolver.js";
 import { MachineResolver } from "./machine.resolver.js";
 import { RatingsMachine } from "./machine.type.js";
-import { MonetizationResolver } from "./monetization.resolver.js";
+import { MonetizationResolver } from "./monetization/monetization.resolver.js";
 import { ProbeResolver } from "./probe.resolver.js";
 import { RatingResolver } from "./rating.resolver.js";
 

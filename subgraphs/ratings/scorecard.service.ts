@@ -2,9 +2,9 @@
 import { addressDid, decimalDid, type Deployment } from "./identity/did.js";
 import { RatingsErrors } from "./errors.js";
 import type { MachineDirectory } from "./machine-directory.service.js";
-import type { McrService } from "./mcr.service.js";
-import type { McrScorecard } from "./mcr.type.js";
-import { toScorecard } from "./mcr.view.js";
+import type { McrService } from "./scoring/mcr.service.js";
+import type { McrScorecard } from "./scoring/mcr.type.js";
+import { toScorecard } from "./scoring/mcr.view.js";
 
 export class ScorecardService {
   constructor(

@@ -12,7 +12,6 @@ import type { OutboundClient } from "./net/outbound.js";
 import type { PlatformConfig } from "./config.js";
 import type { Database } from "./db/index.js";
 import type { DemoFixture } from "./chain/demo-fixture.js";
-import type { TrustBundle } from "../verify/evidence/trust.js";
 
 export interface SubgraphRuntime {
   config: PlatformConfig;
@@ -22,8 +21,9 @@ export interface SubgraphRuntime {
   rpcUrl: string;
   /** The demo fixture when the embedded chain was seeded, else null. */
   demo: DemoFixture | null;
-  /** The pinned chip vendor trust bundle (loaded lazily; a failure is a store failure, not a rejection). */
-  trust: () => Promise<TrustBundle>;
+  /** Test hook: wraps the loader of the pinned chip vendor trust bundle that the verify subgraph's evidence checks
+   * call after claiming a challenge (tests hold a check inside its lease with it, or make the trust store fail). */
+  wrapTrust?: <T>(load: () => Promise<T>) => () => Promise<T>;
   /** The guarded client for URLs others chose (data_api fetches, provider calls): never a bare fetch. */
   outbound: OutboundClient;
   clock?: Clock;

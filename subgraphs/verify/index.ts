@@ -6,6 +6,7 @@ import { AttestationService } from "./attestation.service.js";
 import { ChallengeRepository } from "./challenge.repository.js";
 import { ChallengeService } from "./challenge.service.js";
 import { EvidenceIntakeService } from "./evidence-intake.service.js";
+import { trustBundleLoader } from "./evidence/trust-loader.js";
 import { buildVerifySchema } from "./schema.js";
 import { VerificationRecordService } from "./verification-record.service.js";
 
@@ -18,10 +19,12 @@ export async function buildVerifySubgraph(runtime: SubgraphRuntime): Promise<Bui
   const clock = runtime.clock ?? systemClock;
   const repository = new ChallengeRepository(db);
   const challenges = new ChallengeService(repository, chain, config, clock, log);
+  const loadTrust = trustBundleLoader(config, runtime.demo);
+  const trust = runtime.wrapTrust ? runtime.wrapTrust(loadTrust) : loadTrust;
   const schema = await buildVerifySchema({
     records: new VerificationRecordService(chain, config.namespace),
     challenges,
-    intake: new EvidenceIntakeService(repository, chain, runtime.trust, config, clock, log),
+    intake: new EvidenceIntakeService(repository, chain, trust, config, clock, log),
     attestations: new AttestationService(repository, chain, config, clock, log),
     onboardingTokens: new BearerTokens(config.onboardingTokens),
     operatorTokens: new BearerTokens(config.operatorTokens),

@@ -11,7 +11,7 @@ import autocannon from "autocannon";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { openDatabase, Prisma } from "../../subgraphs/shared/db/index.js";
-import { AuditService } from "../../subgraphs/markets/audit.service.js";
+import { AuditService } from "../../subgraphs/markets/audit/audit.service.js";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startRole, type RoleProcess } from "../support/processes.js";
 import { autocannonSample, median, type Sample } from "./stats.js";

@@ -11,7 +11,7 @@ import { loadConfig } from "../../subgraphs/shared/config.js";
 import { createDemoVendor } from "../../subgraphs/shared/crypto/vendor-ca.js";
 import { checkEvidence } from "../../subgraphs/verify/evidence/check.js";
 import { buildEvidence } from "../../subgraphs/verify/evidence/kit.js";
-import { parseCanonicalJson } from "../../subgraphs/verify/evidence/canonical.js";
+import { parseCanonicalJson } from "../../subgraphs/shared/json/strict.js";
 import { validateEvidenceShape, type ChipChallenge, type EvidenceFile } from "../../subgraphs/verify/evidence/schema.js";
 import { loadTrustBundle } from "../../subgraphs/verify/evidence/trust.js";
 import { recoverAddressNative, recoverAddressNoble } from "../../subgraphs/verify/evidence/recover.js";

@@ -15,7 +15,7 @@ import { Wallet } from "ethers";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PairingTokens } from "../../subgraphs/markets/pairing.token.js";
+import { PairingTokens } from "../../subgraphs/markets/orders/pairing.token.js";
 import type { RoleProcess } from "../support/processes.js";
 import { call, closedLoop, onPostgres, runStandalone, startMarketsPlatform } from "./load.js";
 import { autocannonSample, median, summarize, type BenchOptions, type Sample } from "./stats.js";

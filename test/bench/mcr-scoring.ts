@@ -17,7 +17,7 @@ import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { systemClock } from "../../subgraphs/shared/clock.js";
 import { RatingsChain } from "../../subgraphs/ratings/chain/ratings-chain.js";
-import { McrService } from "../../subgraphs/ratings/mcr.service.js";
+import { McrService } from "../../subgraphs/ratings/scoring/mcr.service.js";
 import { FixedRates } from "../../subgraphs/ratings/scoring/fx.js";
 import { scoreMachine } from "../../subgraphs/ratings/scoring/mcr-score.js";
 import { median } from "./stats.js";

@@ -15,8 +15,8 @@ import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
-import { paymentRpc } from "../../subgraphs/markets/payments/rpc.js";
-import { checkErc20Transfer } from "../../subgraphs/markets/payments/transfer-check.js";
+import { paymentRpc } from "../../subgraphs/markets/orders/payments/rpc.js";
+import { checkErc20Transfer } from "../../subgraphs/markets/orders/payments/transfer.check.js";
 import { summarize, type Sample } from "./stats.js";
 
 const TRANSFERS = Number(process.env.BENCH_PAYMENT_TRANSFERS ?? 200);

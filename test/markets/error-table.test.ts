@@ -6,9 +6,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
-import { MarketsErrors } from "../../subgraphs/markets/errors.js";
-import { PaymentErrors } from "../../subgraphs/markets/payments/errors.js";
-import { StreamErrors, STREAM_FORMAT_MESSAGES } from "../../subgraphs/markets/stream-errors.js";
+import { MarketsErrors } from "../../subgraphs/markets/common/errors.js";
+import { PaymentErrors } from "../../subgraphs/markets/orders/payments/payment.errors.js";
+import { StreamErrors, STREAM_FORMAT_MESSAGES } from "../../subgraphs/markets/stream/seller/seller.errors.js";
 
 const doc = readFileSync(path.join(import.meta.dirname, "../../docs/markets-errors.md"), "utf8");
 const tableSection = doc.slice(doc.indexOf("## The table"));

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES, AREAS, type RouteDefinition } from "../../rest-shim/routes.js";
-import { machineRuleOf, MARKETS_BASE, type MachineRule } from "../../rest-shim/routes/markets-http.js";
+import { machineRuleOf, MARKETS_BASE, type MachineRule } from "../../rest-shim/routes/markets/http.js";
 import { api, expectMarketsError, expectOk, PLATFORM_START_TIMEOUT_MS, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
 
 const MARKETS_ROUTES = ROUTES.filter((route) => route.area === AREAS.markets);

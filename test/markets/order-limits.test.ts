@@ -8,10 +8,10 @@
 import { Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../subgraphs/shared/db/index.js";
-import { MarketsStore } from "../../subgraphs/markets/store.js";
-import { PairingService } from "../../subgraphs/markets/pairing.service.js";
-import { OrderService } from "../../subgraphs/markets/order.service.js";
-import { machineCheckOn } from "../../subgraphs/markets/work-support.js";
+import { MarketsStore } from "../../subgraphs/markets/common/store.js";
+import { PairingService } from "../../subgraphs/markets/orders/pairing.service.js";
+import { OrderService } from "../../subgraphs/markets/orders/order.service.js";
+import { machineCheckOn } from "../../subgraphs/markets/common/support.js";
 import { systemClock } from "../../subgraphs/shared/clock.js";
 import { DomainError } from "../../subgraphs/shared/errors.js";
 import {

@@ -1,7 +1,7 @@
 /**
  * The order and payment state machines live in the database (triggers of migration
  * 20261124005841_market_pairings_orders_payments): every pair (from, to) of statuses is tried with a plain UPDATE,
- * and exactly the transitions of subgraphs/markets/order-states.ts succeed; rows must start `created` (orders) or
+ * and exactly the transitions of subgraphs/markets/orders/order.states.ts succeed; rows must start `created` (orders) or
  * `intent_created` / `not_required` (payments). Runs on PGlite and, with DATABASE_URL, on PostgreSQL.
  */
 import { randomBytes } from "node:crypto";
@@ -14,7 +14,7 @@ import {
   PAYMENT_TRANSITIONS,
   type OrderStatus,
   type PaymentStatus,
-} from "../../subgraphs/markets/order-states.js";
+} from "../../subgraphs/markets/orders/order.states.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
 
 /** A path of legal transitions from `start` to every reachable status (breadth first). */

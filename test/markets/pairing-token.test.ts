@@ -10,8 +10,8 @@ import { SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadMarketsConfig } from "../../subgraphs/shared/config/markets.js";
 import { ConfigError } from "../../subgraphs/shared/config/env.js";
-import { DEV_PAIRING_SECRET_FILE, PairingTokens, pairingSecrets } from "../../subgraphs/markets/pairing.token.js";
-import { normalizePolicy, policyHash } from "../../subgraphs/markets/pairing.policy.js";
+import { DEV_PAIRING_SECRET_FILE, PairingTokens, pairingSecrets } from "../../subgraphs/markets/orders/pairing.token.js";
+import { normalizePolicy, policyHash } from "../../subgraphs/markets/orders/pairing.policy.js";
 
 const OLD = "old-secret-0123456789abcdef0123456789";
 const NEW = "new-secret-0123456789abcdef0123456789";

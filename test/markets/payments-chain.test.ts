@@ -1,5 +1,5 @@
 /**
- * The chain side of the payment rails against the real embedded anvil with our contracts (subgraphs/markets/payments):
+ * The chain side of the payment rails against the real embedded anvil with our contracts (subgraphs/markets/orders/payments):
  * the wallet rail's transfer check and each of its codes, the escrow's lock/release/refund as real transactions
  * (idempotent lock, no second release or refund), and x402 verification and settlement of EIP-3009 authorizations.
  */
@@ -12,11 +12,11 @@ import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { loadPaymentsConfig } from "../../subgraphs/shared/config/payments.js";
 import { DomainError } from "../../subgraphs/shared/errors.js";
-import { randomNonce, signAuthorization, type TokenDomain } from "../../subgraphs/markets/payments/eip3009.js";
-import { escrowOrderKey } from "../../subgraphs/markets/payments/escrow.js";
-import { PaymentChain } from "../../subgraphs/markets/payments/index.js";
-import { paymentRpc, PaymentRpcs } from "../../subgraphs/markets/payments/rpc.js";
-import { checkErc20Transfer } from "../../subgraphs/markets/payments/transfer-check.js";
+import { randomNonce, signAuthorization, type TokenDomain } from "../../subgraphs/markets/orders/payments/eip3009.js";
+import { escrowOrderKey } from "../../subgraphs/markets/orders/payments/escrow.js";
+import { PaymentChain } from "../../subgraphs/markets/orders/payments/index.js";
+import { paymentRpc, PaymentRpcs } from "../../subgraphs/markets/orders/payments/rpc.js";
+import { checkErc20Transfer } from "../../subgraphs/markets/orders/payments/transfer.check.js";
 import {
   buildRequirements,
   parsePaymentPayload,
@@ -24,7 +24,7 @@ import {
   verifyPayment,
   type PaymentPayload,
   type PaymentRequirements,
-} from "../../subgraphs/markets/payments/x402.js";
+} from "../../subgraphs/markets/orders/payments/x402.js";
 import { freePort } from "../support/processes.js";
 import { removeDir, startSeededChain, tempDataDir, type SeededChain } from "../chain/helpers.js";
 

@@ -11,7 +11,7 @@ import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
 import { minedReceipt, polledReceipt } from "../../subgraphs/shared/chain/deploy.js";
 import type { DemoPaymentsFixture } from "../../subgraphs/shared/chain/payments-setup.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
-import { randomNonce, signAuthorization, type TokenDomain } from "../../subgraphs/markets/payments/eip3009.js";
+import { randomNonce, signAuthorization, type TokenDomain } from "../../subgraphs/markets/orders/payments/eip3009.js";
 import { runCli } from "../support/cli.js";
 import { freePort } from "../support/processes.js";
 import {

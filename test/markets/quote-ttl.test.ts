@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { OutboundClient } from "../../subgraphs/shared/net/outbound.js";
 import type { SubgraphRuntime } from "../../subgraphs/shared/runtime.js";
-import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work.js";
+import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work/index.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
 import { seedMarketMachine } from "../support/markets.js";
 

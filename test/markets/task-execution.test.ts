@@ -11,9 +11,9 @@ import { loadConfig } from "../../subgraphs/shared/config.js";
 import { AddressPolicy } from "../../subgraphs/shared/net/address-policy.js";
 import { OutboundClient } from "../../subgraphs/shared/net/outbound.js";
 import type { SubgraphRuntime } from "../../subgraphs/shared/runtime.js";
-import { DEMO_PROVIDER_TOKEN, startDemoProvider, type DemoProvider } from "../../subgraphs/markets/demo-provider.js";
-import type { ExecutionEndpoint } from "../../subgraphs/markets/task.executor.js";
-import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work.js";
+import { DEMO_PROVIDER_TOKEN, startDemoProvider, type DemoProvider } from "../../subgraphs/markets/work/demo.provider.js";
+import type { ExecutionEndpoint } from "../../subgraphs/markets/work/task.executor.js";
+import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work/index.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
 import { seedMarketMachine } from "../support/markets.js";
 

@@ -9,7 +9,7 @@ import { URI, type TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressEnvName, CONTRACT_NAMES } from "../../subgraphs/shared/config.js";
 import { DEV_FAUCET_KEY, DEV_TOTP_KEY } from "../../subgraphs/shared/config/ratings.js";
-import { signMonetizationDecision } from "../../subgraphs/ratings/monetization-message.js";
+import { signMonetizationDecision } from "../../subgraphs/ratings/monetization/monetization.message.js";
 import { startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
 import { rpc } from "../support/chain.js";
 import { POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "../support/db.js";

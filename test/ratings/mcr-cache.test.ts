@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressEnvName, CONTRACT_NAMES } from "../../subgraphs/shared/config.js";
 import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { RatingsChain } from "../../subgraphs/ratings/chain/ratings-chain.js";
-import { McrService } from "../../subgraphs/ratings/mcr.service.js";
+import { McrService } from "../../subgraphs/ratings/scoring/mcr.service.js";
 import { FixedRates } from "../../subgraphs/ratings/scoring/fx.js";
 import { systemClock } from "../../subgraphs/shared/clock.js";
 import { rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { getAddress, Wallet, type Signer } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoWallet } from "../../subgraphs/shared/chain/dev-keys.js";
-import { buildMonetizationMessage, signMonetizationDecision } from "../../subgraphs/ratings/monetization-message.js";
+import { buildMonetizationMessage, signMonetizationDecision } from "../../subgraphs/ratings/monetization/monetization.message.js";
 import { graphql, PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 import { expectCoded, expectDetail, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
 import { runCli } from "../support/cli.js";

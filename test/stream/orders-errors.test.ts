@@ -1,5 +1,5 @@
 /**
- * The stream order flow's codes (subgraphs/markets/stream-order.errors.ts) in the markets error table
+ * The stream order flow's codes (subgraphs/markets/stream/orders/stream-order.errors.ts) in the markets error table
  * (rest-shim/errors/markets.ts) with the status and message documented in docs/markets-errors.md
  * ("Stream marketplace", order flow).
  */
@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
-import { StreamOrderErrors } from "../../subgraphs/markets/stream-order.errors.js";
+import { StreamOrderErrors } from "../../subgraphs/markets/stream/orders/stream-order.errors.js";
 
 const doc = readFileSync(path.join(import.meta.dirname, "../../docs/markets-errors.md"), "utf8");
 const section = doc.slice(doc.indexOf("### Order flow (issue 10, buyer order flow)"));

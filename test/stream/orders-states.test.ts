@@ -1,7 +1,7 @@
 /**
  * The stream order and delivery session state machines live in the database (triggers of migration
  * *_stream_marketplace): every pair (from, to) of statuses is tried with a plain UPDATE, and exactly the transitions
- * of subgraphs/markets/stream-order-states.ts succeed; rows must start `payment_pending` (orders) or `requested`
+ * of subgraphs/markets/stream/orders/stream-order.states.ts succeed; rows must start `payment_pending` (orders) or `requested`
  * (delivery sessions). Runs on PGlite and, with DATABASE_URL, on PostgreSQL.
  */
 import { randomBytes } from "node:crypto";
@@ -13,7 +13,7 @@ import {
   STREAM_ORDER_TRANSITIONS,
   type DeliverySessionStatus,
   type StreamOrderStatus,
-} from "../../subgraphs/markets/stream-order-states.js";
+} from "../../subgraphs/markets/stream/orders/stream-order.states.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
 
 /** A path of legal transitions from `start` to every reachable status (breadth first). */

@@ -7,7 +7,7 @@
 import { Wallet, type Contract } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { polledReceipt } from "../../subgraphs/shared/chain/deploy.js";
-import { randomNonce, signAuthorization } from "../../subgraphs/markets/payments/eip3009.js";
+import { randomNonce, signAuthorization } from "../../subgraphs/markets/orders/payments/eip3009.js";
 import { graphql } from "../support/platform.js";
 import { expectMarketsError, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 import { buyerCall, chainOf, createMarket, purchaseBody, purchaseKinds, purchaseState, type Market } from "./purchases-helpers.js";

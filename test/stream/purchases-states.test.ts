@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../../subgraphs/shared/errors.js";
-import { PURCHASE_STATUSES, PURCHASE_TRANSITIONS, transitionPurchase, type PurchaseStatus } from "../../subgraphs/markets/stream-purchase.repository.js";
+import { PURCHASE_STATUSES, PURCHASE_TRANSITIONS, transitionPurchase, type PurchaseStatus } from "../../subgraphs/markets/stream/purchases/purchase.repository.js";
 import { withTestDatabase } from "../support/db.js";
-import { newId } from "../../subgraphs/markets/work-support.js";
+import { newId } from "../../subgraphs/markets/common/support.js";
 
 const PATH: Record<PurchaseStatus, PurchaseStatus[]> = {
   delivery_reserving: [],

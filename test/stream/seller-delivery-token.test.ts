@@ -1,13 +1,13 @@
 /**
- * Chunk delivery tokens (stream-delivery-token.ts) and machine-agent credentials merging (stream-agent-auth.ts):
+ * Chunk delivery tokens (stream/seller/delivery.token.ts) and machine-agent credentials merging (stream/seller/agent.auth.ts):
  * scope, expiry, signature, audience, secret rotation, the bearer header form.
  */
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../../subgraphs/shared/errors.js";
-import { agentCredentials } from "../../subgraphs/markets/stream-agent-auth.js";
-import { bearerToken, DeliveryTokens } from "../../subgraphs/markets/stream-delivery-token.js";
-import { PairingTokens } from "../../subgraphs/markets/pairing.token.js";
+import { agentCredentials } from "../../subgraphs/markets/stream/seller/agent.auth.js";
+import { bearerToken, DeliveryTokens } from "../../subgraphs/markets/stream/seller/delivery.token.js";
+import { PairingTokens } from "../../subgraphs/markets/orders/pairing.token.js";
 
 const SECRET = "s".repeat(32);
 const OLD = "o".repeat(32);

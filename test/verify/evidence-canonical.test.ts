@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvalidJsonError, parseCanonicalJson, parseJsonStrict } from "../../subgraphs/verify/evidence/canonical.js";
+import { InvalidJsonError, parseCanonicalJson, parseJsonStrict } from "../../subgraphs/shared/json/strict.js";
 
 const bytes = (...parts: (string | number[])[]) =>
   new Uint8Array(parts.flatMap((p) => (typeof p === "string" ? [...Buffer.from(p, "utf8")] : p)));

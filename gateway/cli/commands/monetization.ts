@@ -1,8 +1,8 @@
 /**
  * `monetization sign`: the signed body of `PUT /machine/{key}/monetization` (document 2, docs/monetization.md),
- * built with the client helper (subgraphs/ratings/monetization-message.ts). Nothing is sent anywhere.
+ * built with the client helper (subgraphs/ratings/monetization/monetization.message.ts). Nothing is sent anywhere.
  */
-import { buildMonetizationMessage } from "../../../subgraphs/ratings/monetization-message.js";
+import { buildMonetizationMessage } from "../../../subgraphs/ratings/monetization/monetization.message.js";
 import { CliError, parseMachineId, parseOptions, parseUnsigned, printResult, required, UsageError, type CliCommandGroup } from "../command.js";
 import { withChain, type CliChain } from "../chain-context.js";
 

@@ -1,5 +1,5 @@
 import { Field, ObjectType } from "type-graphql";
-import { McrScorecard } from "../mcr.type.js";
+import { McrScorecard } from "../scoring/mcr.type.js";
 import { OperatorMachines } from "../operator.type.js";
 
 @ObjectType({ description: "GET /altchain/mcr/{altchain_addr}: the scorecard of the EVM identity a second-chain key is bound to." })

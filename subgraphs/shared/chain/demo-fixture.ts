@@ -44,7 +44,7 @@ export interface DemoFixture {
   /** Document 2: rated machines 7-15, the operator fleet, the 2.0 machine, second-chain bindings (demo-ratings.ts). */
   ratings: DemoRatingsFixture;
   /**
-   * Document 3: the demo provider role `all` runs for the native skill (subgraphs/markets/demo-provider.ts); written
+   * Document 3: the demo provider role `all` runs for the native skill (subgraphs/markets/work/demo.provider.ts); written
    * at every start (its port is DEMO_PROVIDER_PORT). Register it as a machine's runtime endpoint for `providerKey`.
    */
   markets?: { provider: DemoProviderFixture; agent?: DemoAgentFixture };

@@ -11,7 +11,7 @@ export function demoWallet(label: string): Wallet {
   return new Wallet(keccak256(toUtf8Bytes(`demo|${label}`)));
 }
 
-/** The demo market agent of `cli market` (subgraphs/markets/demo-provider.ts demoAgent, demo.json markets.agent). */
+/** The demo market agent of `cli market` (subgraphs/markets/work/demo.provider.ts demoAgent, demo.json markets.agent). */
 export function demoMarketAgent(): Wallet {
   return new Wallet(keccak256(toUtf8Bytes("demo-market-agent|1")));
 }

@@ -2,7 +2,7 @@
  * From request bytes to a typed evidence file: the whole INVALID_REQUEST layer in one call. A failure here never
  * consumes the challenge.
  */
-import { InvalidJsonError, parseCanonicalJson } from "./canonical.js";
+import { InvalidJsonError, parseCanonicalJson } from "../../shared/json/strict.js";
 import { sha256, toHex } from "./encoding.js";
 import { validateEvidenceShape, type EvidenceFile } from "./schema.js";
 

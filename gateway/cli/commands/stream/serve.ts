@@ -1,0 +1,160 @@
+/**
+ * `cli stream serve` (seller agent loop):
+ * - polls the machine's delivery sessions (POST /stream/delivery-sessions/poll) and, for each one `requested`,
+ *   re-wraps the bought chunks' keys to the buyer's X25519 key (formats library createBuyerAccess: opens the machine's
+ *   own sealed key, checks it against the signed commitment, seals it to the buyer) and posts them
+ *   (POST /stream/orders/:orderId/prepare-access, or POST /purchases/:purchaseId/prepare-access);
+ * - unless --no-p2p, runs the peer-to-peer delivery server (plain TCP, p2p/server.ts) over the seller's own chunk
+ *   store (written by `stream publish`), announces it (PUT /machines/:machineId/delivery-capabilities, transport
+ *   `tcp`) and checks every buyer's connect handoff with the platform (POST /stream/delivery-sessions/handoff/verify)
+ *   before sending a byte.
+ * One JSON line per prepared session and per delivery; --once does one poll round and exits (no p2p).
+ */
+import path from "node:path";
+import { LocalChunkStorage, createBuyerAccess, fromHex } from "../../../../subgraphs/markets/stream/index.js";
+import { P2P_ENCODING, P2P_PROTOCOL, P2pError, startDeliveryServer, type ChunkRequestFrame, type DeliveryGrant } from "../../../../subgraphs/markets/stream/p2p/index.js";
+import { loadConfig } from "../../../../subgraphs/shared/config.js";
+import { CliError, UsageError, parseOptions, printResult, progress } from "../../command.js";
+import { StreamApi, agentBody, agentHeaders, apiBase, loadSeller, type Seller } from "./api.js";
+import { verifyListing } from "./verify.js";
+
+export const SERVE_USAGE = `Usage: cli stream serve [--seller <file>] [--once] [--interval 1] [--no-p2p] [--p2p-host 127.0.0.1] [--p2p-port 0]
+                        [--api http://127.0.0.1:<MARKETS_PORT>]
+The seller's agent: prepares buyers' access for paid orders and purchases (keys re-wrapped to the buyer) and serves
+purchases peer to peer (TCP, frames of /peaqos/stream/chunk/1.0.0) after checking each buyer's connect handoff.`;
+
+/** The seller's own copy of its ciphertext, which its delivery server reads: <DATA_DIR>/stream-seller-store. */
+export const sellerStore = () => new LocalChunkStorage(path.join(loadConfig().dataDir, "stream-seller-store"));
+export const SELLER_BUCKET = "seller";
+export const sellerRef = (chunkId: string) => `local:${SELLER_BUCKET}/${chunkId.slice("sha256:".length)}`;
+
+interface Session {
+  id: string;
+  orderId?: string | null;
+  purchaseId?: string | null;
+  buyerId: string;
+  buyerPublicKeyHex: string;
+  chunkIds: string[];
+  status: string;
+}
+
+/** Manifests of the machine's listings, by chunkId (fetched from the listing a session's order names). */
+const manifestCache = new Map<string, import("../../../../subgraphs/markets/stream/index.js").ChunkManifest>();
+
+async function manifestsFor(api: StreamApi, listingId: string, chunkIds: string[]) {
+  if (chunkIds.some((id) => !manifestCache.has(id))) {
+    for (const m of (await verifyListing(api, listingId)).manifests) manifestCache.set(m.chunkId, m);
+  }
+  return chunkIds.map((id) => {
+    const m = manifestCache.get(id);
+    if (!m) throw new CliError(`chunk ${id} is not in listing ${listingId}`);
+    return m;
+  });
+}
+
+async function prepare(api: StreamApi, seller: Seller, session: Session): Promise<void> {
+  const owner = session.purchaseId ? `/purchases/${session.purchaseId}` : `/stream/orders/${session.orderId}`;
+  const record = (await api.call("GET", owner)).item;
+  const listingId: string = record.listingId ?? record.resource?.listingId;
+  const buyerKey = fromHex(session.buyerPublicKeyHex ?? record.buyerPublicKeyHex, 32);
+  if (!buyerKey) throw new CliError(`session ${session.id}: no buyer X25519 key`);
+  const manifests = await manifestsFor(api, listingId, session.chunkIds ?? record.chunkIds);
+  const items = manifests.map((m) => createBuyerAccess(m, seller.boxSecretKey, { recipientId: session.buyerId ?? record.buyerId, publicKey: buyerKey }));
+  await api.call("POST", `${owner}/prepare-access`, { ...agentBody(seller), items });
+  printResult({ step: "prepare-access", sessionId: session.id, ...(session.purchaseId ? { purchaseId: session.purchaseId } : { orderId: session.orderId }), chunks: items.length });
+}
+
+async function pollOnce(api: StreamApi, seller: Seller): Promise<number> {
+  const answer = await api.call("POST", "/stream/delivery-sessions/poll", { ...agentBody(seller), statuses: ["requested"] });
+  let prepared = 0;
+  for (const session of (answer.items ?? []) as Session[]) {
+    if (session.status !== "requested") continue;
+    try {
+      await prepare(api, seller, session);
+      prepared += 1;
+    } catch (error) {
+      progress(`serve: session ${session.id} not prepared: ${(error as Error).message}`);
+    }
+  }
+  return prepared;
+}
+
+/** The handoff check of the purchase flow's contract: the platform says whose the handoff is. */
+function authorizer(api: StreamApi, seller: Seller) {
+  const prepared = new Set<string>();
+  return async (request: ChunkRequestFrame): Promise<DeliveryGrant> => {
+    let item: any;
+    try {
+      item = (await api.call("POST", "/stream/delivery-sessions/handoff/verify", { ...agentBody(seller), handoffToken: request.handoff })).item;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/STREAM_HANDOFF_EXPIRED/.test(message)) throw new P2pError("HANDOFF_EXPIRED", "the connect handoff has expired");
+      if (/STREAM_HANDOFF_INVALID|PURCHASE_STATE_INVALID|VALIDATION_ERROR/.test(message)) throw new P2pError("HANDOFF_INVALID", "the connect handoff is not valid for a paid purchase");
+      throw error;
+    }
+    if (item.purchaseId !== request.purchaseId || item.sessionId !== request.deliverySessionId || item.buyerId !== request.buyerId) {
+      throw new P2pError("HANDOFF_INVALID", "the connect handoff was issued for another purchase, session or buyer");
+    }
+    const purchase = (await api.call("GET", `/purchases/${item.purchaseId}`)).item;
+    const manifests = await manifestsFor(api, purchase.resource.listingId, item.chunkIds);
+    // The purchase flow's sessions are not polled (they carry no order): the buyer's access is prepared when the
+    // buyer first connects with a valid handoff, before any ciphertext is sent.
+    if (!prepared.has(item.purchaseId)) {
+      const buyerKey = fromHex(item.buyerPublicKeyHex ?? purchase.buyer.publicKey.publicKeyHex, 32)!;
+      const items = manifests.map((m) => createBuyerAccess(m, seller.boxSecretKey, { recipientId: item.buyerId, publicKey: buyerKey }));
+      await api.call("POST", `/purchases/${item.purchaseId}/prepare-access`, { ...agentBody(seller), items });
+      prepared.add(item.purchaseId);
+      printResult({ step: "prepare-access", purchaseId: item.purchaseId, sessionId: item.sessionId, chunks: items.length });
+    }
+    return { transportId: item.transportId ?? "tcp", chunks: manifests.map((m) => ({ manifest: m, storageRef: sellerRef(m.chunkId) })) };
+  };
+}
+
+export async function serveCommand(args: string[]): Promise<void> {
+  const o = parseOptions(
+    args,
+    { seller: { type: "string" }, once: { type: "boolean" }, interval: { type: "string" }, "no-p2p": { type: "boolean" }, "p2p-host": { type: "string" }, "p2p-port": { type: "string" }, api: { type: "string" } },
+    SERVE_USAGE,
+  );
+  if (!o) return;
+  const interval = 1000 * Number(o.interval ?? 1);
+  if (!Number.isFinite(interval) || interval < 100) throw new UsageError(`--interval is seconds (>= 0.1)\n\n${SERVE_USAGE}`);
+  const seller = await loadSeller(o.seller);
+  const api = new StreamApi(apiBase(o.api)).with(agentHeaders(seller));
+  if (o.once) {
+    printResult({ step: "serve", prepared: await pollOnce(api, seller) });
+    return;
+  }
+  let stop = false;
+  const onSignal = () => void (stop = true);
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+  let server: Awaited<ReturnType<typeof startDeliveryServer>> | null = null;
+  if (!o["no-p2p"]) {
+    server = await startDeliveryServer(
+      {
+        storage: [sellerStore()],
+        authorize: authorizer(api, seller),
+        onAck: (ack) => printResult({ step: "delivered", purchaseId: ack.purchaseId, deliverySessionId: ack.deliverySessionId, buyerId: ack.buyerId }),
+        log: (line, fields) => progress(`${line} ${JSON.stringify(fields ?? {})}`),
+      },
+      { host: o["p2p-host"] ?? "127.0.0.1", port: Number(o["p2p-port"] ?? 0) },
+    );
+    const address = `${server.host}:${server.port}`;
+    await api
+      .call("PUT", `/machines/${seller.data.machineId}/delivery-capabilities`, {
+        ...agentBody(seller),
+        capabilities: [{ transportId: "tcp", version: "1", features: ["resume"], protocols: [P2P_PROTOCOL], encoding: P2P_ENCODING, params: { addresses: [address] } }],
+        resourceTypes: ["stream.listing"],
+      })
+      .catch((error: Error) => progress(`serve: delivery capabilities not announced: ${error.message}`));
+    printResult({ step: "serve", p2p: address, transportId: "tcp", protocol: P2P_PROTOCOL });
+  } else {
+    printResult({ step: "serve", p2p: null });
+  }
+  while (!stop) {
+    await pollOnce(api, seller).catch((error: Error) => progress(`serve: poll failed: ${error.message}`));
+    await new Promise((resolve) => setTimeout(resolve, interval));
+  }
+  await server?.close();
+}

@@ -1,0 +1,82 @@
+/**
+ * `cli stream verify <listingId>` (buyer, before paying): the listing's manifests and the machine's registered
+ * signing keys (GET /stream/listings/:listingId/chunks) are checked with the formats library's verifyChain: each
+ * manifest's shape, chunkId, signer (a key registered for the machine, the machine's own DID) and Ed25519 signature,
+ * and the chain of chunkIds; the manifests must be exactly the listing's chunks, in its order. A refusal names the
+ * check's code and the chunk (exit 1); nothing is ordered or paid.
+ */
+import { StreamFormatError, verifyChain, type ChunkManifest, type TrustedSigningKey } from "../../../../subgraphs/markets/stream/index.js";
+import { CliError, UsageError, parseOptions, printResult } from "../../command.js";
+import { StreamApi, apiBase } from "./api.js";
+
+export const VERIFY_USAGE = `Usage: cli stream verify <listingId> [--api http://127.0.0.1:<MARKETS_PORT>]
+Checks every manifest of the listing (shape, chunkId, registered signer, signature) and the chain, before buying.`;
+
+export interface VerifiedListing {
+  listing: { id: string; machineId: string; chunkIds: string[]; price: { amount: string; currency: string }; title?: string };
+  manifests: ChunkManifest[];
+  trusted: TrustedSigningKey[];
+}
+
+const REFUSALS: Record<string, string> = {
+  MANIFEST_MALFORMED: "a manifest is not a peaq.stream.chunks.v1 manifest",
+  CHUNK_ID_MISMATCH: "a chunkId does not match its manifest (hash altered)",
+  SIGNER_UNKNOWN: "a manifest is signed by a key the machine has not registered",
+  SIGNATURE_INVALID: "a manifest's signature does not verify (manifest altered)",
+  CHAIN_BROKEN: "the chunks do not form one unbroken chain",
+};
+
+/** Fetches the listing and its manifests and verifies them; throws a CliError naming the failed check. */
+export async function verifyListing(api: StreamApi, listingId: string): Promise<VerifiedListing> {
+  const listing = (await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}`)).item;
+  // The manifests page by page (the route's cursor), with the machine's signing keys (revoked keys are not trusted).
+  const raw: unknown[] = [];
+  let body: any = {};
+  let cursor: string | null = null;
+  do {
+    const query = `?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const answer = await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}/chunks${query}`);
+    body = answer?.item ?? answer ?? {};
+    raw.push(...(body.manifests ?? (body.items ?? body.chunks ?? []).map((c: any) => c?.manifest ?? c)));
+    cursor = body.nextCursor ?? answer?.nextCursor ?? null;
+  } while (cursor);
+  const machineDid: string | undefined = body.machineDid ?? listing.identityRef ?? undefined;
+  const trusted: TrustedSigningKey[] = (body.signingKeys ?? [])
+    .filter((k: any) => k.status !== "revoked")
+    .map((k: any) => ({ machineDid: k.machineDid ?? machineDid, keyId: k.keyId, publicKeyHex: k.publicKeyHex }));
+  let manifests: ChunkManifest[];
+  try {
+    manifests = verifyChain(raw, trusted);
+  } catch (error) {
+    if (!(error instanceof StreamFormatError)) throw error;
+    const where = error.chunkIndex === undefined ? "" : ` at chunk ${error.chunkIndex}`;
+    throw new CliError(`listing ${listingId} refused before payment: ${error.code}${where}: ${REFUSALS[error.code] ?? error.message}`);
+  }
+  const ids = manifests.map((m) => m.chunkId);
+  const listed: string[] = listing.chunkIds ?? ids;
+  if (ids.length !== listed.length || ids.some((id, i) => id !== listed[i])) {
+    throw new CliError(`listing ${listingId} refused before payment: LISTING_CHUNKS_MISMATCH: the manifests are not the listing's chunks`);
+  }
+  if (machineDid && manifests.some((m) => m.signature.machineDid !== machineDid)) {
+    throw new CliError(`listing ${listingId} refused before payment: SIGNER_UNKNOWN: a manifest is signed for another machine`);
+  }
+  return { listing: { ...listing, chunkIds: listed }, manifests, trusted };
+}
+
+export async function verifyCommand(args: string[]): Promise<void> {
+  const [listingId, ...rest] = args;
+  if (listingId === "--help" || listingId === "-h") return void process.stdout.write(`${VERIFY_USAGE}\n`);
+  if (listingId === undefined || listingId.startsWith("--")) throw new UsageError(`missing <listingId>\n\n${VERIFY_USAGE}`);
+  const o = parseOptions(rest, { api: { type: "string" } }, VERIFY_USAGE);
+  if (!o) return;
+  const { listing, manifests } = await verifyListing(new StreamApi(apiBase(o.api)), listingId);
+  printResult({
+    step: "verify",
+    listingId,
+    machineId: listing.machineId,
+    chunks: manifests.length,
+    encryptedBytes: manifests.reduce((n, m) => n + m.encryptedSize, 0),
+    signers: [...new Set(manifests.map((m) => m.signature.keyId))],
+    verified: true,
+  });
+}

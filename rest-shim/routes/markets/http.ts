@@ -1,0 +1,218 @@
+/**
+ * What every markets route entry shares (document 3 on the markets listener, public notes 2.1): the `/api/v1` base
+ * path, the `{item}` / `{items, nextCursor}` / 204 envelopes, `limit` (1..500, default 100) and opaque `cursor`
+ * query parameters, and strict readers that turn a JSON body or query into GraphQL variables.
+ *
+ * The readers check types only (a wrong type would otherwise fail GraphQL variable coercion, a 500); every value
+ * rule (URL shapes, lengths, enums) lives in the subgraph, so GraphQL callers get the same VALIDATION_ERROR.
+ * Unknown body members are ignored, as the hosted API's clients send SDK-specific extras.
+ */
+import { MARKETS_ERRORS } from "../../errors/markets.js";
+import type { ShimOperation } from "../../executor.js";
+import type { Rejection } from "../../http-rules.js";
+import { RouteInputError, utf8Text } from "../../json-body.js";
+import { parseJsonStrict } from "../../../subgraphs/shared/json/strict.js";
+import { AREAS, fieldOf, type RouteDefinition, type RouteOutcome } from "../../route-definition.js";
+
+export const MARKETS_BASE = "/api/v1";
+
+export const op = (name: string, document: string): ShimOperation => ({ name, document });
+
+/** JSON bodies of the markets API are small records; 64 KiB bounds graph node data and heartbeats of many endpoints. */
+export const MARKETS_BODY_LIMIT = 65_536;
+
+const REJECTIONS = {
+  unauthorized: "AGENT_AUTH_REQUIRED",
+  badHeaders: "VALIDATION_ERROR",
+  notAcceptable: "VALIDATION_ERROR",
+  tooLarge: "PAYLOAD_TOO_LARGE",
+} as const satisfies Record<Rejection, string>;
+
+type RouteBase = Pick<RouteDefinition, "area" | "errors" | "rateLimits" | "unavailableCode">;
+const BASE: RouteBase = { area: AREAS.markets, errors: MARKETS_ERRORS, rateLimits: ["marketsPerIp"], unavailableCode: "SERVICE_UNAVAILABLE" };
+
+/**
+ * How a route relates to global rule 1 (every route naming a machine requires it active and identity-verified;
+ * subgraphs/markets/common/machine.guard.ts). test/markets/machine-guard.test.ts walks every markets route with it:
+ *
+ * - `guarded`: the route names a machine (`:machineId` in its path, or `machineIn` says where else) and `sample` is
+ *   a request that passes every other check, so only the machine's state decides the answer (the test puts the
+ *   machine's ID wherever a sample body or query value is the string `{machineId}`; `params` fill other path
+ *   parameters);
+ * - `exempt`: the route names a machine but the rule does not apply, for the reason given (policies, audit events,
+ *   the machine record's own reads and writes);
+ * - `none`: the route names no machine (a path with `:machineId` cannot say `none`).
+ */
+export type MachineRule =
+  | { kind: "guarded"; machineIn: "path" | "body" | "query"; sample: { body?: unknown; query?: Record<string, string>; params?: Record<string, string> } }
+  | { kind: "exempt"; reason: string }
+  | { kind: "none" };
+
+type MarketsRouteSpec = Omit<RouteDefinition, keyof RouteBase | "rules" | "rejections" | "path"> & {
+  /** Path below /api/v1, e.g. `/machines/:machineId`. */
+  path: string;
+  /** True for routes that take a JSON body (Content-Type checked, MARKETS_BODY_LIMIT bytes). */
+  body?: boolean;
+  /** A raw `application/octet-stream` body of at most this many bytes, left unread for the route's `raw.serve`. */
+  octetBody?: number;
+  machineRule: MachineRule;
+};
+
+const MACHINE_RULES = new WeakMap<RouteDefinition, MachineRule>();
+
+/** The global-rule-1 declaration of a markets route (undefined for routes not built by `marketsRoute`). */
+export function machineRuleOf(route: RouteDefinition): MachineRule | undefined {
+  return MACHINE_RULES.get(route);
+}
+
+/** A route entry of the markets listener. */
+export function marketsRoute(spec: MarketsRouteSpec): RouteDefinition {
+  const { body, octetBody, path, machineRule, ...rest } = spec;
+  if (path.includes(":machineId") && machineRule.kind === "none") throw new Error(`${spec.method} ${path} names a machine`);
+  const route: RouteDefinition = {
+    ...BASE,
+    ...rest,
+    path: `${MARKETS_BASE}${path}`,
+    rules: octetBody !== undefined ? { octetBody: { limit: octetBody } } : body ? { jsonBody: { limit: MARKETS_BODY_LIMIT } } : {},
+    rejections: body || octetBody !== undefined ? REJECTIONS : undefined,
+  };
+  MACHINE_RULES.set(route, machineRule);
+  return route;
+}
+
+const invalid = () => new RouteInputError("VALIDATION_ERROR");
+
+// ---- responses ----------------------------------------------------------------------------------------------------
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8");
+
+/** Turns a GraphQL object into its documented REST view (enum spellings, renamed or dropped fields). */
+export type View = (value: any) => unknown;
+const asIs: View = (value) => value;
+
+/** `{"item": view(data[field])}`. */
+export const itemOf =
+  (field: string, status = 200, view: View = asIs) =>
+  (data: Record<string, unknown>): RouteOutcome => ({ status, body: json({ item: view(fieldOf(data, field)) }) });
+
+/** `{"item": view(data[field][member])}` with 201 when `data[field].created` is true, else 200 (upserts). */
+export const upsertedItemOf =
+  (field: string, member: string, view: View = asIs) =>
+  (data: Record<string, unknown>): RouteOutcome => {
+    const result = fieldOf(data, field);
+    return { status: result.created ? 201 : 200, body: json({ item: view(result[member]) }) };
+  };
+
+/** `{"items": [view(...)], "nextCursor": "..."}`; the cursor is omitted on the last page. */
+export const pageOf =
+  (field: string, view: View = asIs) =>
+  (data: Record<string, unknown>): RouteOutcome => {
+    const page = fieldOf(data, field);
+    const items = page.items.map(view);
+    return { status: 200, body: json(page.nextCursor == null ? { items } : { items, nextCursor: page.nextCursor }) };
+  };
+
+/** 204 with an empty body. */
+export const noContent = (): RouteOutcome => ({ status: 204, body: Buffer.alloc(0) });
+
+// ---- query --------------------------------------------------------------------------------------------------------
+
+/** `limit` and `cursor` of list routes. A repeated or malformed parameter is VALIDATION_ERROR. */
+export function pageQuery(query: URLSearchParams): { limit: number; cursor: string | null } {
+  const limits = query.getAll("limit");
+  const cursors = query.getAll("cursor");
+  if (limits.length > 1 || cursors.length > 1) throw invalid();
+  let limit = 100;
+  if (limits.length === 1) {
+    if (!/^[1-9][0-9]{0,2}$/.test(limits[0]!)) throw invalid();
+    limit = Number(limits[0]);
+    if (limit > 500) throw invalid();
+  }
+  const cursor = cursors[0] ?? null;
+  if (cursor !== null && (cursor.length === 0 || cursor.length > 512)) throw invalid();
+  return { limit, cursor };
+}
+
+/** An optional single query parameter (a repeated one is VALIDATION_ERROR). */
+export function queryParam(query: URLSearchParams, name: string): string | null {
+  const values = query.getAll(name);
+  if (values.length > 1) throw invalid();
+  return values[0] ?? null;
+}
+
+// ---- body ---------------------------------------------------------------------------------------------------------
+
+/** The body as a JSON object (duplicate members refused); an empty body is `{}` only when `emptyIsObject`. */
+export function bodyObject(raw: Buffer, emptyIsObject = false): Record<string, unknown> {
+  if (raw.length === 0 && emptyIsObject) return {};
+  let value: unknown;
+  try {
+    value = parseJsonStrict(utf8Text(raw, "VALIDATION_ERROR"));
+  } catch {
+    throw invalid();
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid();
+  return value as Record<string, unknown>;
+}
+
+export type FieldKind = "string" | "boolean" | "integer" | "number" | "string[]" | "object" | "object[]";
+
+function hasKind(value: unknown, kind: FieldKind): boolean {
+  switch (kind) {
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+    case "integer":
+      return Number.isSafeInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "string[]":
+      return Array.isArray(value) && value.every((entry) => typeof entry === "string");
+    case "object":
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    case "object[]":
+      return Array.isArray(value) && value.every((entry) => entry !== null && typeof entry === "object" && !Array.isArray(entry));
+  }
+}
+
+/**
+ * Picks the named members of a body object, type-checked: `kind` required, `kind?` optional (absent or null gives
+ * no member, so GraphQL sees it as not given). Members not named are dropped.
+ */
+export function pick(source: Record<string, unknown>, shape: Record<string, `${FieldKind}` | `${FieldKind}?`>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(shape)) {
+    const optional = spec.endsWith("?");
+    const kind = (optional ? spec.slice(0, -1) : spec) as FieldKind;
+    const value = source[name];
+    if (value === undefined || value === null) {
+      if (!optional) throw invalid();
+      continue;
+    }
+    if (!hasKind(value, kind)) throw invalid();
+    picked[name] = value;
+  }
+  return picked;
+}
+
+/** A REST enum value (`api-key`) as its GraphQL enum (`API_KEY`); a value outside `allowed` is VALIDATION_ERROR. */
+export function enumIn(value: unknown, allowed: readonly string[]): string {
+  if (typeof value !== "string" || !allowed.includes(value)) throw invalid();
+  return value.toUpperCase().replace(/-/g, "_");
+}
+
+/** A GraphQL enum value (`API_KEY`) as the REST spelling (`api-key`). */
+export function enumOut(value: string): string {
+  return value.toLowerCase().replace(/_/g, "-");
+}
+
+/**
+ * A route whose body is a list sized by a dataset (chunk IDs, buyer-access entries): a larger JSON body limit than
+ * the markets routes' 64 KiB, still bounded. In the split topology the GraphQL listener's own cap
+ * (GRAPHQL_MAX_BODY_BYTES) applies on the next hop too.
+ */
+export function withJsonBodyLimit(route: RouteDefinition, limit: number): RouteDefinition {
+  (route as { rules: RouteDefinition["rules"] }).rules = { ...route.rules, jsonBody: { limit } };
+  return route;
+}

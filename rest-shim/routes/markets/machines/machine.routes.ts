@@ -1,0 +1,112 @@
+/**
+ * Document 3: machine identity challenges and machine records (runtime endpoints and machine-side agents are in
+ * rest-shim/routes/markets/machines/runtime.routes.ts). Entries built with `marketsRoute` from rest-shim/routes/markets/http.ts; views keep the documented field
+ * names (public notes 2.2).
+ */
+import type { RouteDefinition } from "../../../route-definition.js";
+import { bodyObject, enumIn, enumOut, itemOf, marketsRoute, op, pageOf, pageQuery, pick } from "../http.js";
+
+const MACHINE_FIELDS = `id displayName status ownerId identityRef
+  identityProof { method identityRef signerAddress challengeId verifiedAt challengeExpiresAt controllerAddresses resolutionSource }
+  machineType runtimeProfile capabilities policyIds skillKeys labels createdAt updatedAt`;
+
+export const MACHINE_OPERATIONS = {
+  createMachineIdentityChallenge: op(
+    "CreateMachineIdentityChallenge",
+    `mutation CreateMachineIdentityChallenge($identityRef: String!) {
+  createMachineIdentityChallenge(identityRef: $identityRef) { challengeId identityRef message expiresAt verificationMethod controllerAddresses }
+}`,
+  ),
+  marketMachines: op(
+    "MarketMachines",
+    `query MarketMachines($limit: Int, $cursor: String) { marketMachines(limit: $limit, cursor: $cursor) { items { ${MACHINE_FIELDS} } nextCursor } }`,
+  ),
+  marketMachine: op("MarketMachine", `query MarketMachine($id: String!) { marketMachine(id: $id) { ${MACHINE_FIELDS} } }`),
+  createMarketMachine: op(
+    "CreateMarketMachine",
+    `mutation CreateMarketMachine($input: CreateMarketMachineInput!) { createMarketMachine(input: $input) { ${MACHINE_FIELDS} } }`,
+  ),
+  updateMarketMachine: op(
+    "UpdateMarketMachine",
+    `mutation UpdateMarketMachine($id: String!, $input: UpdateMarketMachineInput!) { updateMarketMachine(id: $id, input: $input) { ${MACHINE_FIELDS} } }`,
+  ),
+} as const;
+
+export const MACHINE_STATUSES = ["draft", "active", "degraded", "blocked", "archived"] as const;
+
+/** The documented machine view: GraphQL's enum status in lowercase, nothing else renamed. */
+function machineView(machine: any) {
+  return { ...machine, status: enumOut(machine.status) };
+}
+
+/** Members of a create or patch body; `displayName` required on create only. */
+function machineInput(raw: Buffer, create: boolean) {
+  const body = bodyObject(raw);
+  const input = pick(body, {
+    displayName: create ? "string" : "string?",
+    identityRef: "string?",
+    identityProof: "object?",
+    status: "string?",
+    ownerId: "string?",
+    machineType: "string?",
+    runtimeProfile: "string?",
+    capabilities: "string[]?",
+    policyIds: "string[]?",
+    skillKeys: "string[]?",
+    labels: "object?",
+  });
+  if (input.identityProof !== undefined) {
+    input.identityProof = pick(input.identityProof as Record<string, unknown>, { challengeId: "string", signature: "string" });
+  }
+  if (input.status !== undefined) input.status = enumIn(input.status, MACHINE_STATUSES);
+  return input;
+}
+
+export const MACHINE_ROUTES: readonly RouteDefinition[] = [
+  marketsRoute({
+    method: "POST",
+    path: "/machine-identity/challenges",
+    body: true,
+    machineRule: { kind: "none" },
+    operation: MACHINE_OPERATIONS.createMachineIdentityChallenge,
+    variables: ({ body }) => pick(bodyObject(body), { identityRef: "string" }),
+    respond: itemOf("createMachineIdentityChallenge", 201),
+  }),
+  marketsRoute({
+    method: "GET",
+    path: "/machines",
+    machineRule: { kind: "none" },
+    operation: MACHINE_OPERATIONS.marketMachines,
+    variables: ({ query }) => pageQuery(query),
+    respond: pageOf("marketMachines", machineView),
+  }),
+  marketsRoute({
+    method: "POST",
+    path: "/machines",
+    body: true,
+    machineRule: { kind: "none" },
+    operation: MACHINE_OPERATIONS.createMarketMachine,
+    variables: ({ body }) => ({ input: machineInput(body, true) }),
+    respond: itemOf("createMarketMachine", 201, machineView),
+  }),
+  marketsRoute({
+    method: "GET",
+    path: "/machines/:machineId",
+    machineRule: {
+      kind: "exempt",
+      reason: "the record's own read: shows drafts and blocked machines, re-verifies the identity itself (MACHINE_NOT_ACTIVATED)",
+    },
+    operation: MACHINE_OPERATIONS.marketMachine,
+    variables: ({ params }) => ({ id: params.machineId! }),
+    respond: itemOf("marketMachine", 200, machineView),
+  }),
+  marketsRoute({
+    method: "PATCH",
+    path: "/machines/:machineId",
+    body: true,
+    machineRule: { kind: "exempt", reason: "the record's own update: it is how a machine becomes verified and active" },
+    operation: MACHINE_OPERATIONS.updateMarketMachine,
+    variables: ({ params, body }) => ({ id: params.machineId!, input: machineInput(body, false) }),
+    respond: itemOf("updateMarketMachine", 200, machineView),
+  }),
+];

@@ -1,0 +1,81 @@
+/**
+ * The audit log's writer. Every state change of the markets API writes its event with `recordAuditEvent(tx, ...)`
+ * INSIDE the Prisma transaction that makes the change: both commit or neither does (a test injects a failure after
+ * the write and finds neither). Reading the log (keyset pages over `id`) is audit-event.repository's job.
+ */
+import { Prisma } from "../../shared/db/index.js";
+
+/** A Prisma interactive-transaction client (the `tx` of `prisma.$transaction(async (tx) => ...)`). */
+export type MarketsTx = Prisma.TransactionClient;
+
+/** Who made the change (public notes 2.5): the platform API, a paired agent, a machine-side agent, or the system. */
+export interface AuditActor {
+  type: "platform" | "agent" | "machine-agent" | "system";
+  id?: string | null;
+}
+
+/** The documented kinds (spec, Events), plus `machine.*` and `machine-agent.revoked` (docs/markets-errors.md). */
+export type AuditKind =
+  | "machine.created"
+  | "machine.updated"
+  | "runtime-endpoint.upserted"
+  | "runtime-endpoint.deleted"
+  | "machine-agent.enrolled"
+  | "machine-agent.heartbeat"
+  | "machine-agent.revoked"
+  | "graph.node.created"
+  | "graph.node.updated"
+  | "graph.node.deleted"
+  | "graph.edge.created"
+  | "graph.edge.updated"
+  | "graph.edge.deleted"
+  | "task.created"
+  | "task.discovered"
+  | "task.resolved"
+  | "task.executed"
+  | "task.execution-failed"
+  | "task.handoff-recorded"
+  | "policy.created"
+  | "policy.updated"
+  | "agent-pairing.created"
+  | "agent-pairing.session-rotated"
+  | "agent-pairing.updated"
+  | "agent-pairing.revoked"
+  | `market.${string}`
+  | `stream.${string}`;
+
+export interface AuditEventInput {
+  kind: AuditKind;
+  /** The market machine ID (server string) the change belongs to; null for platform-wide records (policies). */
+  machineId: string | null;
+  actor: AuditActor;
+  /** What changed: never secrets (tokens, credentials). */
+  data: Prisma.InputJsonObject;
+  /** When the change happened (the service's injected clock); defaults to now. */
+  occurredAt?: Date;
+}
+
+export async function recordAuditEvent(tx: MarketsTx, event: AuditEventInput): Promise<bigint> {
+  const row = await tx.marketAuditEvent.create({
+    data: {
+      kind: event.kind,
+      machineId: event.machineId,
+      actorType: event.actor.type,
+      actorId: event.actor.id ?? null,
+      occurredAt: event.occurredAt ?? new Date(),
+      data: event.data,
+    },
+    select: { id: true },
+  });
+  return row.id;
+}
+
+/**
+ * The same row as `recordAuditEvent`, as an `INSERT` statement to embed in a data-modifying CTE of a hot path (the
+ * heartbeat writes its change and its event in one statement, inside its transaction).
+ */
+export function auditEventInsertSql(event: AuditEventInput): Prisma.Sql {
+  return Prisma.sql`INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data)
+    VALUES (${event.kind}, ${event.machineId}, ${event.actor.type}, ${event.actor.id ?? null}, ${event.occurredAt ?? new Date()},
+      ${JSON.stringify(event.data)}::jsonb)`;
+}

@@ -1,0 +1,51 @@
+/**
+ * The markets subgraph's database access: one place that opens transactions, so every state change and its audit
+ * event commit together, and infrastructure failures become SERVICE_UNAVAILABLE (retry) for the client.
+ */
+import type { Database } from "../../shared/db/index.js";
+import { inStore } from "../../shared/db/in-store.js";
+import { prismaStatement, type SqlStatement } from "../../shared/db/sql-session.js";
+import type { MarketsTx } from "./audit.repository.js";
+import { MarketsErrors } from "./errors.js";
+
+export class MarketsStore {
+  /**
+   * Runs at the end of every write transaction, after the change and its audit event were written and before the
+   * commit. Tests set it to throw, proving neither survives a failure; production never sets it.
+   */
+  beforeCommit: (() => Promise<void> | void) | null = null;
+
+  constructor(
+    readonly db: Database,
+    private readonly log: (error: unknown) => void,
+  ) {}
+
+  /** A read outside any transaction. */
+  read<T>(step: (prisma: Database["prisma"]) => Promise<T>): Promise<T> {
+    return inStore(() => step(this.db.prisma), MarketsErrors.storeUnavailable, this.log);
+  }
+
+  /**
+   * One statement that is its own transaction (the heartbeat's data-modifying CTE: its change and its audit event
+   * commit together). With `beforeCommit` set (tests only) it runs inside a transaction followed by the hook, so the
+   * injected-failure test proves the same statement leaves neither the change nor its event.
+   */
+  statement<T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> {
+    if (this.beforeCommit) return this.write((tx) => work(prismaStatement(tx)));
+    return inStore(() => work(this.db.statement), MarketsErrors.storeUnavailable, this.log);
+  }
+
+  /** A write transaction: the change, its audit event (recordAuditEvent), then the commit. */
+  write<T>(work: (tx: MarketsTx) => Promise<T>): Promise<T> {
+    return inStore(
+      () =>
+        this.db.prisma.$transaction(async (tx) => {
+          const result = await work(tx);
+          await this.beforeCommit?.();
+          return result;
+        }),
+      MarketsErrors.storeUnavailable,
+      this.log,
+    );
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Market orders (public notes 2.7): create from a fresh quote, read, list by machine, confirm, dispute, cancel.
+ * Execution is orders/order.execution.ts; payments are orders/payments/payment.service.ts. Every write is authenticated by the pairing
+ * token (PairingService.authenticate: the pairing row stays locked for the transaction) and writes its market.*
+ * audit event in its transaction.
+ *
+ * Create, in order: the machine (rule 1), the token (Authentication 3), the quote (NOT_FOUND, QUOTE_EXPIRED; it
+ * must come from a search for this machine), the policy's lists (AGENT_POLICY_DENIED), its per-transaction limit
+ * (AGENT_SPEND_LIMIT_EXCEEDED) and its daily limit summed in the database (AGENT_DAILY_LIMIT_EXCEEDED). The order
+ * starts `created` with the service's payment recommendation (rail copied from the service) and its snapshot.
+ * Spend counted: the quote's fixed price, else 0.
+ */
+import type { Clock } from "../../shared/clock.js";
+import { recordAuditEvent } from "../common/audit.repository.js";
+import type { CatalogueService, ServiceView } from "../work/catalogue.service.js";
+import { MarketsErrors } from "../common/errors.js";
+import { requireActiveMachine } from "../common/machine.guard.js";
+import type { OrderStatus } from "./order.states.js";
+import { lockOrder, transitionOrder, withinDailyLimit, type OrderRow } from "./order.repository.js";
+import type { AgentSession, PairingService } from "./pairing.service.js";
+import { checkAmount, checkLists } from "./pairing.policy.js";
+import type { MarketsStore } from "../common/store.js";
+import type { MarketsTx } from "../common/audit.repository.js";
+import { decodeCursor, jsonObject, newId, olderThan, pageLimit, pageOf, text, type JsonObject, type MachineCheck } from "../common/support.js";
+
+export interface CreateOrderInput {
+  machineId: string;
+  searchId: string;
+  quoteId: string;
+  input?: unknown;
+  budget?: { amount?: string | null; currency?: string | null } | null;
+}
+
+const DECIMAL = /^\d{1,18}(\.\d{1,18})?$/;
+
+export function orderView(o: OrderRow) {
+  return {
+    id: o.id,
+    machineId: o.machineId,
+    agentPairingId: o.agentPairingId,
+    searchId: o.searchId,
+    quoteId: o.quoteId,
+    serviceId: o.serviceId,
+    skillKey: o.skillKey,
+    providerKey: o.providerKey,
+    serviceType: o.serviceType,
+    operation: o.operation,
+    executionMode: o.executionMode,
+    integrationStatus: o.integrationStatus,
+    status: o.status,
+    input: o.input as JsonObject,
+    budget: (o.budget as JsonObject | null) ?? null,
+    payment: o.payment as JsonObject,
+    serviceSnapshot: o.serviceSnapshot as JsonObject,
+    spend: { amount: o.spendAmount.toString(), currency: o.spendCurrency },
+    taskId: o.taskId,
+    routeId: o.routeId,
+    runId: o.runId,
+    outcomeId: o.outcomeId,
+    handoff: (o.handoff as JsonObject | null) ?? null,
+    errorMessage: o.errorMessage,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  };
+}
+
+export type OrderView = ReturnType<typeof orderView>;
+
+export function requireToken(token: string | null | undefined): string {
+  if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
+  return token;
+}
+
+export class OrderService {
+  constructor(
+    readonly store: MarketsStore,
+    readonly pairings: PairingService,
+    private readonly catalogue: CatalogueService,
+    private readonly machineCheck: MachineCheck,
+    readonly clock: Clock,
+  ) {}
+
+  /** An order write by its pairing's agent: the order locked, its machine active, the token of ITS pairing. */
+  async agentWrite<T>(token: string | null | undefined, orderId: string, work: (tx: MarketsTx, order: OrderRow, session: AgentSession) => Promise<T>): Promise<T> {
+    await this.pairings.precheck(token);
+    return this.store.write(async (tx) => {
+      const order = await lockOrder(tx, orderId);
+      await requireActiveMachine(tx, order.machineId);
+      const session = await this.pairings.authenticate(tx, token, order.machineId);
+      if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
+      return work(tx, order, session);
+    });
+  }
+
+  async create(token: string | null | undefined, input: CreateOrderInput): Promise<OrderView> {
+    const machineId = text(input.machineId, 100);
+    await this.machineCheck(machineId);
+    await this.pairings.precheck(token);
+    const searchId = text(input.searchId, 100);
+    const quoteId = text(input.quoteId, 100);
+    const orderInput = input.input === null || input.input === undefined ? {} : jsonObject(input.input);
+    const budget = input.budget ?? null;
+    if (budget && budget.amount != null && !DECIMAL.test(budget.amount)) throw MarketsErrors.validation();
+    if (budget && budget.currency != null && !/^[A-Z0-9]{3,10}$/.test(budget.currency)) throw MarketsErrors.validation();
+    const quote = (await this.catalogue.quote(searchId, quoteId, machineId)) as unknown as {
+      serviceId: string;
+      operation: string;
+      pricing: { mode: string; amount: string | null; currency: string | null };
+    };
+    const service: ServiceView = await this.catalogue.service(quote.serviceId);
+    const amount = quote.pricing.mode === "fixed" && quote.pricing.amount !== null ? quote.pricing.amount : "0";
+    const currency = quote.pricing.currency;
+    const now = new Date(this.clock.now());
+    const row = await this.store.write(async (tx) => {
+      await requireActiveMachine(tx, machineId);
+      const session = await this.pairings.authenticate(tx, token, machineId);
+      checkLists(session.policy, service.skillKey, service.id);
+      checkAmount(session.policy, amount, currency);
+      if (session.policy.dailySpendLimit !== null && !(await withinDailyLimit(tx, session.pairing.id, amount, session.policy.dailySpendLimit, now))) {
+        throw MarketsErrors.agentDailyLimitExceeded();
+      }
+      const created = await tx.marketOrder.create({
+        data: {
+          id: newId("ord"),
+          machineId,
+          agentPairingId: session.pairing.id,
+          searchId,
+          quoteId,
+          serviceId: service.id,
+          skillKey: service.skillKey,
+          providerKey: service.providerKey,
+          serviceType: service.serviceType,
+          operation: quote.operation,
+          executionMode: service.executionMode,
+          integrationStatus: service.integrationStatus,
+          status: "created",
+          input: orderInput as never,
+          budget: (budget ?? undefined) as never,
+          payment: service.payment as never,
+          serviceSnapshot: service as never,
+          spendAmount: amount,
+          spendCurrency: currency,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await recordAuditEvent(tx, {
+        kind: "market.order.created",
+        machineId,
+        actor: session.actor,
+        occurredAt: now,
+        data: { orderId: created.id, pairingId: session.pairing.id, serviceId: service.id, quoteId, spend: { amount, currency }, after: { status: "created" } },
+      });
+      return created;
+    });
+    return orderView(row);
+  }
+
+  async get(orderId: string): Promise<OrderView> {
+    const row = /^ord_[a-z2-7]{16}$/.test(orderId) ? await this.store.read((prisma) => prisma.marketOrder.findUnique({ where: { id: orderId } })) : null;
+    if (!row) throw MarketsErrors.notFound();
+    return orderView(row);
+  }
+
+  /** Newest first; `status` filters; `guard: false` for the machine record's own nested field. */
+  async list(machineId: string, page: { limit?: number | null; cursor?: string | null }, statuses?: readonly OrderStatus[], guard = true) {
+    if (guard) await this.machineCheck(machineId);
+    const limit = pageLimit(page.limit);
+    const cursor = decodeCursor(page.cursor);
+    const rows = await this.store.read((prisma) =>
+      prisma.marketOrder.findMany({
+        where: { machineId, ...(statuses ? { status: { in: [...statuses] } } : {}), ...olderThan("createdAt", cursor) },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: limit + 1,
+      }),
+    );
+    return pageOf(rows, limit, (o) => ({ at: o.createdAt, id: o.id }), orderView);
+  }
+
+  /** delivered or handoff -> confirmed; a held payment moves on to release (its rail's release completes it). */
+  confirm(token: string | null | undefined, orderId: string): Promise<OrderView> {
+    const now = new Date(this.clock.now());
+    return this.agentWrite(token, orderId, async (tx, order, session) => {
+      if (order.status !== "delivered" && order.status !== "handoff") throw this.stateError(order);
+      const after = await transitionOrder(tx, order, "confirmed", now);
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      if (payment && payment.status === "held") {
+        await tx.marketPayment.update({ where: { id: payment.id }, data: { status: "release_pending", updatedAt: now } });
+      }
+      await recordAuditEvent(tx, {
+        kind: "market.order.confirmed",
+        machineId: order.machineId,
+        actor: session.actor,
+        occurredAt: now,
+        data: { orderId, before: { status: order.status }, after: { status: after.status }, paymentStatus: payment?.status === "held" ? "release_pending" : (payment?.status ?? null) },
+      });
+      return orderView(after);
+    });
+  }
+
+  /** delivered or handoff -> disputed with a reason (1..1000 characters); a held payment is frozen. */
+  dispute(token: string | null | undefined, orderId: string, reason: string | null | undefined): Promise<OrderView> {
+    const why = text(reason, 1000);
+    const now = new Date(this.clock.now());
+    return this.agentWrite(token, orderId, async (tx, order, session) => {
+      if (order.status !== "delivered" && order.status !== "handoff") throw this.stateError(order);
+      const after = await transitionOrder(tx, order, "disputed", now, { errorMessage: why });
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      const freeze = payment && (payment.status === "held" || payment.status === "release_pending");
+      if (freeze) await tx.marketPayment.update({ where: { id: payment.id }, data: { status: "frozen", updatedAt: now } });
+      await recordAuditEvent(tx, {
+        kind: "market.order.disputed",
+        machineId: order.machineId,
+        actor: session.actor,
+        occurredAt: now,
+        data: { orderId, reason: why, before: { status: order.status }, after: { status: after.status }, paymentStatus: freeze ? "frozen" : (payment?.status ?? null) },
+      });
+      return orderView(after);
+    });
+  }
+
+  /** created, payment_pending or ready -> cancelled (nothing was executed); its spend no longer counts. */
+  cancel(token: string | null | undefined, orderId: string): Promise<OrderView> {
+    const now = new Date(this.clock.now());
+    return this.agentWrite(token, orderId, async (tx, order, session) => {
+      if (!["created", "payment_pending", "ready"].includes(order.status)) throw this.stateError(order);
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      if (payment && payment.status !== "not_required" && payment.status !== "intent_created") throw MarketsErrors.orderStateInvalid();
+      const after = await transitionOrder(tx, order, "cancelled", now);
+      await recordAuditEvent(tx, {
+        kind: "market.order.cancelled",
+        machineId: order.machineId,
+        actor: session.actor,
+        occurredAt: now,
+        data: { orderId, before: { status: order.status }, after: { status: after.status } },
+      });
+      return orderView(after);
+    });
+  }
+
+  stateError(order: OrderRow) {
+    return ["confirmed", "cancelled", "failed"].includes(order.status) ? MarketsErrors.orderClosed() : MarketsErrors.orderStateInvalid();
+  }
+}

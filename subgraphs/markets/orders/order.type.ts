@@ -1,0 +1,105 @@
+import { Field, InputType, Int, ObjectType } from "type-graphql";
+import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+import { MarketHandoff } from "../work/catalogue.type.js";
+import { MarketOutcome, MarketRun, MarketTask } from "../work/task.type.js";
+
+const S = () => String;
+const N = { nullable: true } as const;
+const J = () => JSONObjectScalar;
+
+@ObjectType({ description: "What an order counts against its pairing's delegation limits." })
+export class MarketOrderSpend {
+  @Field(S) amount!: string;
+  @Field(() => String, N) currency!: string | null;
+}
+
+@ObjectType({ description: "A market order (public notes 2.7 MarketOrderRecord); status is a MarketOrderStatus." })
+export class MarketOrder {
+  @Field(S) id!: string;
+  @Field(S) machineId!: string;
+  @Field(S) agentPairingId!: string;
+  @Field(() => String, N) searchId!: string | null;
+  @Field(() => String, N) quoteId!: string | null;
+  @Field(S) serviceId!: string;
+  @Field(S) skillKey!: string;
+  @Field(S) providerKey!: string;
+  @Field(S) serviceType!: string;
+  @Field(S) operation!: string;
+  @Field(S) executionMode!: string;
+  @Field(S) integrationStatus!: string;
+  @Field(S, { description: "created | payment_pending | ready | executing | delivered | confirmed | handoff | disputed | failed | cancelled." })
+  status!: string;
+  @Field(J) input!: Record<string, unknown>;
+  @Field(J, N) budget!: Record<string, unknown> | null;
+  @Field(J, { description: "The service's payment recommendation: defaultRail, required, supportedRails." }) payment!: Record<string, unknown>;
+  @Field(J) serviceSnapshot!: Record<string, unknown>;
+  @Field(() => MarketOrderSpend) spend!: MarketOrderSpend;
+  @Field(() => String, N) taskId!: string | null;
+  @Field(() => String, N) routeId!: string | null;
+  @Field(() => String, N) runId!: string | null;
+  @Field(() => String, N) outcomeId!: string | null;
+  @Field(J, N) handoff!: Record<string, unknown> | null;
+  @Field(() => String, N) errorMessage!: string | null;
+  @Field(S) createdAt!: string;
+  @Field(S) updatedAt!: string;
+}
+
+@ObjectType()
+export class MarketOrderPage {
+  @Field(() => [MarketOrder]) items!: MarketOrder[];
+  @Field(() => String, N) nextCursor!: string | null;
+}
+
+@ObjectType({ description: "The payment of an order; status is a MarketPaymentStatus, rail a MarketPaymentRailType." })
+export class MarketPayment {
+  @Field(S) id!: string;
+  @Field(S) orderId!: string;
+  @Field(S) machineId!: string;
+  @Field(S) rail!: string;
+  @Field(S, { description: "intent_created | held | release_pending | released | not_required | refunded | frozen." }) status!: string;
+  @Field(() => Boolean) required!: boolean;
+  @Field(() => String, N) amount!: string | null;
+  @Field(() => String, N) currency!: string | null;
+  @Field(() => String, N) chainId!: string | null;
+  @Field(() => String, N) token!: string | null;
+  @Field(() => String, N) payee!: string | null;
+  @Field(() => String, N) payer!: string | null;
+  @Field(() => String, N) amountRaw!: string | null;
+  @Field(() => String, N) txHash!: string | null;
+  @Field(() => String, N) proofMode!: string | null;
+  @Field(() => String, N) escrowRef!: string | null;
+  @Field(J) details!: Record<string, unknown>;
+  @Field(S) createdAt!: string;
+  @Field(S) updatedAt!: string;
+}
+
+@ObjectType({ description: "A payment intent's answer: the payment and the order's status after it." })
+export class PaymentIntentResult {
+  @Field(() => MarketPayment) payment!: MarketPayment;
+  @Field(S) orderStatus!: string;
+}
+
+@ObjectType({ description: "An order's execution: the order after it, and the task, run, outcome (as task execute)." })
+export class OrderExecution {
+  @Field(() => Int) httpStatus!: number;
+  @Field(() => MarketOrder) order!: MarketOrder;
+  @Field(() => MarketTask) task!: MarketTask;
+  @Field(() => MarketRun) run!: MarketRun;
+  @Field(() => MarketOutcome) outcome!: MarketOutcome;
+  @Field(() => MarketHandoff, N) handoff!: MarketHandoff | null;
+}
+
+@InputType()
+export class OrderBudgetInput {
+  @Field(() => String, N) amount?: string | null;
+  @Field(() => String, N) currency?: string | null;
+}
+
+@InputType({ description: "POST /market/orders: a quote of a search for this machine." })
+export class CreateMarketOrderInput {
+  @Field(S) machineId!: string;
+  @Field(S) searchId!: string;
+  @Field(S) quoteId!: string;
+  @Field(J, N) input?: Record<string, unknown> | null;
+  @Field(() => OrderBudgetInput, N) budget?: OrderBudgetInput | null;
+}

@@ -1,0 +1,111 @@
+/**
+ * The payment rails' chain side, built once per markets subgraph (docs/markets-payments.md): RPC endpoints per chain,
+ * the escrow operator's sender, the escrow rail and what x402 needs. A rail whose parts are missing (no escrow
+ * operator key, no stablecoin or escrow address) answers PAYMENT_RAIL_UNAVAILABLE when used.
+ */
+import { Wallet } from "ethers";
+import type { ChainConfig, ContractName } from "../../../shared/config.js";
+import type { PaymentsConfig } from "../../../shared/config/payments.js";
+import { contractInterface } from "../../../shared/chain/artifacts.js";
+import type { ChainReader } from "../../../shared/chain/reader.js";
+import { ChainSender } from "./chain.sender.js";
+import type { TokenDomain } from "./eip3009.js";
+import { EscrowRail } from "./escrow.js";
+import { PaymentErrors } from "./payment.errors.js";
+import { PaymentRpcs, type PaymentRpc } from "./rpc.js";
+
+export interface PaymentChainOptions {
+  chainId: number;
+  /** The home chain's reader; null when the subgraph runs without a chain. */
+  reader: Pick<ChainReader, "send"> | null;
+  addresses: Partial<Record<ContractName, string>>;
+  chain: Pick<ChainConfig, "requestTimeoutMs" | "pollIntervalMs" | "maxInFlight">;
+  payments: PaymentsConfig;
+}
+
+export class PaymentChain {
+  readonly rpcs: PaymentRpcs;
+  private readonly sender: ChainSender | null;
+  private escrowRail: EscrowRail | null = null;
+  private domain: Promise<TokenDomain> | null = null;
+
+  constructor(private readonly options: PaymentChainOptions) {
+    this.rpcs = new PaymentRpcs({ chainId: options.chainId, reader: options.reader }, options.chain, options.payments);
+    const key = options.payments.escrowOperatorKey;
+    this.sender =
+      key && options.reader
+        ? new ChainSender(options.reader, new Wallet(key), options.chainId, options.payments.receiptTimeoutMs, [
+            contractInterface("PaymentEscrow"),
+            contractInterface("TestStablecoin"),
+          ])
+        : null;
+  }
+
+  get chainId(): number {
+    return this.options.chainId;
+  }
+
+  get x402Network(): string {
+    return this.options.payments.x402Network;
+  }
+
+  get x402MaxTimeoutSeconds(): number {
+    return this.options.payments.x402MaxTimeoutSeconds;
+  }
+
+  /** The stablecoin of the rails (TestStablecoin on the embedded chain, `TEST_STABLECOIN_ADDRESS` otherwise). */
+  get tokenAddress(): string {
+    const token = this.options.addresses.TestStablecoin;
+    if (!token) throw PaymentErrors.railUnavailable();
+    return token;
+  }
+
+  /** Where the chain rails pay (PAYMENT_PAYEE_ADDRESS; the demo payee in dev mode). */
+  get payee(): string {
+    const payee = this.options.payments.payeeAddress;
+    if (!payee) throw PaymentErrors.railUnavailable();
+    return payee;
+  }
+
+  get escrowAddress(): string {
+    const escrow = this.options.addresses.PaymentEscrow;
+    if (!escrow) throw PaymentErrors.railUnavailable();
+    return escrow;
+  }
+
+  /** The home chain's payment RPC. */
+  home(): PaymentRpc {
+    return this.rpcs.forChain(this.options.chainId);
+  }
+
+  /** The escrow operator's sender (escrow and x402 settlement). */
+  operator(): ChainSender {
+    if (!this.sender) throw PaymentErrors.railUnavailable();
+    return this.sender;
+  }
+
+  escrow(): EscrowRail {
+    this.escrowRail ??= new EscrowRail(this.home(), this.operator(), { escrow: this.escrowAddress, token: this.tokenAddress });
+    return this.escrowRail;
+  }
+
+  /** The token's EIP-712 domain, read from the token once (name(), version()). */
+  tokenDomain(): Promise<TokenDomain> {
+    const token = this.tokenAddress;
+    this.domain ??= (async () => {
+      const iface = contractInterface("TestStablecoin");
+      const read = async (method: string) => {
+        const raw = await this.home().send<string>("eth_call", [{ to: token, data: iface.encodeFunctionData(method, []) }, "latest"]);
+        return iface.decodeFunctionResult(method, raw)[0] as string;
+      };
+      const [name, version] = await Promise.all([read("name"), read("version")]);
+      return { name, version, chainId: this.options.chainId, verifyingContract: token };
+    })();
+    this.domain.catch(() => (this.domain = null));
+    return this.domain;
+  }
+
+  close(): void {
+    this.rpcs.close();
+  }
+}

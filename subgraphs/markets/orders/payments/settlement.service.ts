@@ -1,0 +1,275 @@
+/**
+ * The chain rails' payment transitions after the intent (orders/payments/payment.service.ts): proof, escrow lock, release, refund,
+ * and the x402 settlement and auto-confirmation during execute (docs/markets-payments.md).
+ *
+ * Every call runs in three steps so that no database transaction waits on the chain (PGlite has one connection):
+ * 1. a short transaction authenticates the pairing token (Authentication 3), locks the order and reads its payment;
+ *    every refusal of the request happens here or in step 2, before anything is written;
+ * 2. the chain work: a receipt check, an escrow transaction, an x402 verification or settlement;
+ * 3. one transaction re-locks the order, re-checks that the payment is still in the status step 1 saw, and writes the
+ *    payment's and order's transitions with their market.payment.* audit event.
+ * A request that lost a race in step 3 finds the payment moved: the same proof or lock answers the payment as it is
+ * (idempotent); anything else is ORDER_STATE_INVALID. The escrow itself is idempotent on chain (escrow.ts).
+ */
+import type { Clock } from "../../../shared/clock.js";
+import { recordAuditEvent, type AuditKind, type MarketsTx } from "../../common/audit.repository.js";
+import { MarketsErrors } from "../../common/errors.js";
+import { assertOpen, lockOrder, transitionOrder, transitionPayment, type OrderRow, type PaymentRow } from "../order.repository.js";
+import type { OrderService } from "../order.service.js";
+import { paymentView, type PaymentView } from "./payment.service.js";
+import type { PaymentChain } from "./index.js";
+import { PaymentErrors } from "./payment.errors.js";
+import { checkErc20Transfer } from "./transfer.check.js";
+import { parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
+import { jsonObject, type JsonObject } from "../../common/support.js";
+import { getAddress, isAddress, isHexString } from "ethers";
+
+export interface PaymentResult {
+  payment: PaymentView;
+  orderStatus: string;
+}
+
+type Actor = Parameters<typeof recordAuditEvent>[1]["actor"];
+
+const result = (payment: PaymentRow, order: OrderRow): PaymentResult => ({ payment: paymentView(payment), orderStatus: order.status });
+
+export class PaymentSettlementService {
+  constructor(
+    private readonly orders: OrderService,
+    private readonly chain: PaymentChain,
+    private readonly clock: Clock,
+  ) {}
+
+  /** POST /market/orders/:orderId/payment-proof: a wallet transfer (`rpc` or `recorded`) or an x402 authorization. */
+  async proof(token: string | null | undefined, orderId: string, details: unknown): Promise<PaymentResult> {
+    const input = details === null || details === undefined ? {} : jsonObject(details);
+    const { order, payment } = await this.snapshot(token, orderId);
+    assertOpen(order);
+    if (payment.rail !== "wallet" && payment.rail !== "wdk-usdt-transfer" && payment.rail !== "x402") throw MarketsErrors.validation();
+    if (payment.status !== "intent_created") {
+      if (payment.status === "held" && this.sameProof(payment, input)) return result(payment, order);
+      throw MarketsErrors.orderStateInvalid();
+    }
+    const patch = payment.rail === "x402" ? await this.x402Proof(payment, input) : await this.walletProof(payment, input);
+    return this.commit(token, orderId, "intent_created", async (tx, current, currentPayment, actor, now) => {
+      let held: PaymentRow;
+      try {
+        held = await transitionPayment(tx, currentPayment, "held", now, patch);
+      } catch (error) {
+        throw isUniqueViolation(error) ? PaymentErrors.txAlreadyUsed() : error;
+      }
+      const after = await transitionOrder(tx, current, "ready", now);
+      await this.audit(tx, "market.payment.proof-recorded", current, held, actor, now, { proofMode: held.proofMode, txHash: held.txHash, before: { status: "intent_created" } });
+      return result(held, after);
+    }, (p) => this.sameProof(p, input));
+  }
+
+  /** POST .../payment/escrow-lock: the operator locks the payer's stablecoin in PaymentEscrow (idempotent). */
+  async escrowLock(token: string | null | undefined, orderId: string, details: unknown): Promise<PaymentResult> {
+    const input = details === null || details === undefined ? {} : jsonObject(details);
+    const { order, payment } = await this.snapshot(token, orderId);
+    assertOpen(order);
+    if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
+    if (payment.status === "held") return result(payment, order);
+    if (payment.status !== "intent_created") throw MarketsErrors.orderStateInvalid();
+    const payer = addressOf(input.payer ?? payment.payer);
+    if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
+    const authorization = authorizationOf(input.authorization);
+    const locked = await this.chain.escrow().lock({ orderId, payer, payee: payment.payee!, amountRaw: BigInt(payment.amountRaw!), authorization });
+    return this.commit(token, orderId, "intent_created", async (tx, current, currentPayment, actor, now) => {
+      const held = await transitionPayment(tx, currentPayment, "held", now, {
+        payer,
+        proofMode: "rpc",
+        escrowRef: locked.escrow.orderKey,
+        ...(locked.txHash ? { txHash: locked.txHash } : {}),
+        details: { ...(currentPayment.details as JsonObject), escrowLock: { txHash: locked.txHash, state: locked.escrow.state } } as never,
+      });
+      const after = await transitionOrder(tx, current, "ready", now);
+      await this.audit(tx, "market.payment.escrow-held", current, held, actor, now, { txHash: locked.txHash, before: { status: "intent_created" } });
+      return result(held, after);
+    }, (p) => p.status === "held");
+  }
+
+  /** POST .../payment/release: a confirmed order's payment (release_pending) goes to the payee; escrow releases on chain. */
+  async release(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
+    const { payment } = await this.snapshot(token, orderId);
+    if (payment.status !== "release_pending") throw MarketsErrors.orderStateInvalid();
+    let txHash: string | null = null;
+    if (payment.rail === "onchain-escrow") {
+      const onChain = await this.chain.escrow().read(orderId);
+      // Released on chain by an earlier call whose record did not commit: record it without a second transaction.
+      if (onChain.state !== "released") txHash = (await this.chain.escrow().release(orderId)).txHash;
+    }
+    return this.commit(token, orderId, "release_pending", async (tx, current, currentPayment, actor, now) => {
+      const released = await transitionPayment(tx, currentPayment, "released", now, {
+        details: { ...(currentPayment.details as JsonObject), release: { txHash } } as never,
+      });
+      await this.audit(tx, "market.payment.released", current, released, actor, now, { txHash, before: { status: "release_pending" } });
+      return result(released, current);
+    });
+  }
+
+  /**
+   * POST .../payment/refund: an escrowed payment goes back to the payer while the order has not delivered (ready:
+   * the order is cancelled with it; failed). Frozen (disputed) payments are the arbiter's, not the agent's.
+   */
+  async refund(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
+    const { order, payment } = await this.snapshot(token, orderId);
+    if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
+    if (payment.status !== "held" || !["ready", "failed"].includes(order.status)) {
+      throw order.status === "confirmed" || order.status === "cancelled" ? MarketsErrors.orderClosed() : MarketsErrors.orderStateInvalid();
+    }
+    const onChain = await this.chain.escrow().read(orderId);
+    const txHash = onChain.state === "refunded" ? null : (await this.chain.escrow().refund(orderId)).txHash;
+    return this.commit(token, orderId, "held", async (tx, current, currentPayment, actor, now) => {
+      const refunded = await transitionPayment(tx, currentPayment, "refunded", now, {
+        details: { ...(currentPayment.details as JsonObject), refund: { txHash } } as never,
+      });
+      const after = current.status === "ready" ? await transitionOrder(tx, current, "cancelled", now) : current;
+      await this.audit(tx, "market.payment.refunded", current, refunded, actor, now, { txHash, before: { status: "held" } });
+      return result(refunded, after);
+    });
+  }
+
+  /** Execute, before the provider is called: an x402 order's committed authorization is settled on chain (once). */
+  async settleBeforeRun(orderId: string, actor: Actor): Promise<void> {
+    const payment = await this.orders.store.read((prisma) => prisma.marketPayment.findUnique({ where: { orderId } }));
+    if (!payment || payment.rail !== "x402" || payment.status !== "held" || payment.txHash) return;
+    const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
+    const settled = await settlePayment(this.x402Context(), payment.authorization as unknown as PaymentPayload, requirements);
+    await this.orders.store.write(async (tx) => {
+      const order = await lockOrder(tx, orderId);
+      const now = new Date(this.clock.now());
+      const current = await tx.marketPayment.findUniqueOrThrow({ where: { orderId } });
+      const updated = await tx.marketPayment.update({
+        where: { id: current.id },
+        data: { txHash: settled.txHash, updatedAt: now, details: { ...(current.details as JsonObject), settlement: { ...settled } } as never },
+      });
+      await this.audit(tx, "market.payment.settlement-recorded", order, updated, actor, now, { txHash: settled.txHash, blockNumber: settled.blockNumber });
+    });
+  }
+
+  /** Execute, delivered: an x402 order confirms itself and its settled payment is released (notes 2.7). */
+  async autoConfirm(tx: MarketsTx, order: OrderRow, actor: Actor, now: Date): Promise<OrderRow> {
+    const payment = await tx.marketPayment.findUnique({ where: { orderId: order.id } });
+    if (!payment || payment.rail !== "x402" || payment.status !== "held" || !payment.txHash) return order;
+    const confirmed = await transitionOrder(tx, order, "confirmed", now);
+    const released = await transitionPayment(tx, payment, "released", now);
+    await recordAuditEvent(tx, {
+      kind: "market.order.confirmed",
+      machineId: order.machineId,
+      actor,
+      occurredAt: now,
+      data: { orderId: order.id, autoConfirmed: true, rail: "x402", before: { status: order.status }, after: { status: confirmed.status }, paymentStatus: "released" },
+    });
+    await this.audit(tx, "market.payment.released", order, released, actor, now, { txHash: payment.txHash, autoConfirmed: true, before: { status: "held" } });
+    return confirmed;
+  }
+
+  private async walletProof(payment: PaymentRow, input: JsonObject) {
+    const mode = input.mode ?? "rpc";
+    if (mode !== "rpc" && mode !== "recorded") throw MarketsErrors.validation();
+    const txHash = input.txHash;
+    if (typeof txHash !== "string" || !isHexString(txHash, 32)) throw MarketsErrors.validation();
+    const payer = addressOf(input.from ?? payment.payer);
+    if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
+    const chainId = input.chainId ?? payment.chainId;
+    if (typeof chainId !== "string" || !/^\d{1,20}$/.test(chainId)) throw MarketsErrors.validation();
+    const hash = txHash.toLowerCase();
+    const used = await this.orders.store.read((prisma) => prisma.marketPayment.findUnique({ where: { txHash: hash } }));
+    if (used && used.id !== payment.id) throw PaymentErrors.txAlreadyUsed();
+    let checked: object = {};
+    if (mode === "rpc") {
+      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), { txHash: hash, token: payment.token!, from: payer, to: payment.payee!, amountRaw: BigInt(payment.amountRaw!) });
+    }
+    return {
+      txHash: hash,
+      payer,
+      proofMode: mode,
+      chainId,
+      // A proven EVM wallet transfer is a WDK-style USDT transfer record (notes 2.7).
+      rail: "wdk-usdt-transfer",
+      details: { ...(payment.details as JsonObject), proof: { mode, chainId, ...checked } } as never,
+    };
+  }
+
+  private async x402Proof(payment: PaymentRow, input: JsonObject) {
+    const payload = parsePaymentPayload(input.paymentPayload ?? input.paymentSignature);
+    const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
+    const { payer } = await verifyPayment(this.x402Context(), payload, requirements);
+    if (payment.payer && getAddress(payment.payer) !== payer) throw PaymentErrors.authorizationInvalid();
+    return { payer, proofMode: "x402", authorization: payload as never };
+  }
+
+  private x402Context() {
+    return { rpc: this.chain.home(), chainId: this.chain.chainId, now: Math.floor(this.clock.now() / 1000), sender: this.chain.operator() };
+  }
+
+  /** The same proof again (a retry after a lost answer): same transaction hash, or the same x402 nonce. */
+  private sameProof(payment: PaymentRow, input: JsonObject): boolean {
+    if (typeof input.txHash === "string") return payment.txHash === input.txHash.toLowerCase();
+    try {
+      const nonce = parsePaymentPayload(input.paymentPayload ?? input.paymentSignature).payload.authorization.nonce;
+      return (payment.authorization as PaymentPayload | null)?.payload.authorization.nonce === nonce;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Step 1: authenticated, order locked briefly, its payment read (ORDER_STATE_INVALID without one). */
+  private snapshot(token: string | null | undefined, orderId: string): Promise<{ order: OrderRow; payment: PaymentRow }> {
+    return this.orders.agentWrite(token, orderId, async (tx, order) => {
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      if (!payment) throw MarketsErrors.orderStateInvalid();
+      return { order, payment };
+    });
+  }
+
+  /** Step 3: re-locked; the payment must still be `from` (else: answered as is when `settled(p)`, or a state error). */
+  private commit(
+    token: string | null | undefined,
+    orderId: string,
+    from: string,
+    write: (tx: MarketsTx, order: OrderRow, payment: PaymentRow, actor: Actor, now: Date) => Promise<PaymentResult>,
+    settled: (payment: PaymentRow) => boolean = () => false,
+  ): Promise<PaymentResult> {
+    return this.orders.agentWrite(token, orderId, async (tx, order, session) => {
+      const payment = await tx.marketPayment.findUniqueOrThrow({ where: { orderId } });
+      if (payment.status !== from) {
+        if (settled(payment)) return result(payment, order);
+        throw MarketsErrors.orderStateInvalid();
+      }
+      return write(tx, order, payment, session.actor, new Date(this.clock.now()));
+    });
+  }
+
+  private audit(tx: MarketsTx, kind: AuditKind, order: OrderRow, payment: PaymentRow, actor: Actor, now: Date, data: Record<string, unknown>) {
+    return recordAuditEvent(tx, {
+      kind,
+      machineId: order.machineId,
+      actor,
+      occurredAt: now,
+      data: { orderId: order.id, paymentId: payment.id, rail: payment.rail, ...data, after: { status: payment.status } },
+    });
+  }
+}
+
+function addressOf(value: unknown): string {
+  if (typeof value !== "string" || !isAddress(value)) throw MarketsErrors.validation();
+  return getAddress(value);
+}
+
+function authorizationOf(value: unknown): { validAfter: string; validBefore: string; signature: string } | undefined {
+  if (value === undefined || value === null) return undefined;
+  const a = value as Record<string, unknown>;
+  const uint = (v: unknown) => typeof v === "string" && /^\d{1,20}$/.test(v);
+  if (typeof a !== "object" || !uint(a.validAfter) || !uint(a.validBefore) || typeof a.signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(a.signature)) {
+    throw MarketsErrors.validation();
+  }
+  return { validAfter: a.validAfter as string, validBefore: a.validBefore as string, signature: a.signature };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; cause?: { code?: string } };
+  return e?.code === "P2002" || e?.cause?.code === "23505" || /unique constraint/i.test(e?.message ?? "");
+}

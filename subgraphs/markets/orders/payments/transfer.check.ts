@@ -1,0 +1,79 @@
+/**
+ * The EVM wallet rail's proof in `rpc` mode (public notes 2.7): the transaction's receipt must exist, have status 1
+ * and carry an ERC-20 `Transfer(from, to, value)` log emitted by the named token, from the named sender to the named
+ * recipient, of exactly the raw amount. Answers where the transfer is, or throws:
+ *
+ * | Case | Code (status) |
+ * | --- | --- |
+ * | no RPC for the chain | PAYMENT_RPC_REQUIRED (400, from rpc.ts) |
+ * | the node fails, times out or is down | PAYMENT_RPC_ERROR (502) |
+ * | no receipt (pending or unknown transaction) | PAYMENT_NOT_MINED (409) |
+ * | receipt status 0 (reverted) | PAYMENT_TX_FAILED (402) |
+ * | mined, but no matching Transfer log | PAYMENT_TRANSFER_NOT_FOUND (400) |
+ */
+import { getAddress, id, isAddress, isHexString, zeroPadValue } from "ethers";
+import { PaymentErrors } from "./payment.errors.js";
+import type { PaymentRpc } from "./rpc.js";
+
+/** keccak256("Transfer(address,address,uint256)"). */
+export const TRANSFER_TOPIC = id("Transfer(address,address,uint256)");
+
+export interface TransferClaim {
+  txHash: string;
+  /** ERC-20 contract address. */
+  token: string;
+  from: string;
+  to: string;
+  /** Raw token units (the token's smallest unit). */
+  amountRaw: bigint;
+}
+
+export interface CheckedTransfer {
+  txHash: string;
+  blockNumber: number;
+  logIndex: number;
+}
+
+/** The JSON-RPC receipt fields the checks read. */
+export interface RpcReceipt {
+  transactionHash: string;
+  status: string;
+  blockNumber: string;
+  logs: { address: string; topics: string[]; data: string; logIndex: string }[];
+}
+
+/** Refuses malformed claims before any request (VALIDATION_ERROR). */
+export function assertTransferClaim(claim: TransferClaim): void {
+  const ok =
+    isHexString(claim.txHash, 32) &&
+    isAddress(claim.token) &&
+    isAddress(claim.from) &&
+    isAddress(claim.to) &&
+    typeof claim.amountRaw === "bigint" &&
+    claim.amountRaw > 0n;
+  if (!ok) throw PaymentErrors.validation();
+}
+
+export async function checkErc20Transfer(rpc: PaymentRpc, claim: TransferClaim): Promise<CheckedTransfer> {
+  assertTransferClaim(claim);
+  const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [claim.txHash.toLowerCase()]);
+  if (!receipt) throw PaymentErrors.notMined();
+  return matchTransfer(receipt, claim);
+}
+
+/** The receipt checks on a receipt already read (also used after our own settlement transactions). */
+export function matchTransfer(receipt: RpcReceipt, claim: Omit<TransferClaim, "txHash">): CheckedTransfer {
+  if (BigInt(receipt.status) !== 1n) throw PaymentErrors.txFailed();
+  // Lowercase hex compared as strings: no checksum hashing per log (the bench's proof checks per second).
+  const token = getAddress(claim.token).toLowerCase();
+  const fromTopic = zeroPadValue(getAddress(claim.from), 32).toLowerCase();
+  const toTopic = zeroPadValue(getAddress(claim.to), 32).toLowerCase();
+  for (const log of receipt.logs) {
+    if (typeof log.address !== "string" || log.address.toLowerCase() !== token) continue;
+    if (log.topics.length !== 3 || log.topics[0].toLowerCase() !== TRANSFER_TOPIC) continue;
+    if (log.topics[1].toLowerCase() !== fromTopic || log.topics[2].toLowerCase() !== toTopic) continue;
+    if (!isHexString(log.data, 32) || BigInt(log.data) !== claim.amountRaw) continue;
+    return { txHash: receipt.transactionHash.toLowerCase(), blockNumber: Number(BigInt(receipt.blockNumber)), logIndex: Number(BigInt(log.logIndex)) };
+  }
+  throw PaymentErrors.transferNotFound();
+}

@@ -1,0 +1,89 @@
+import { Field, InputType, ObjectType } from "type-graphql";
+import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
+
+const S = () => String;
+const N = { nullable: true } as const;
+const J = () => JSONObjectScalar;
+
+@ObjectType({ description: "A stream order's price: the listing's, or its pricePerChunk times the chosen chunks." })
+export class StreamOrderPrice {
+  @Field(S) amount!: string;
+  @Field(S) currency!: string;
+}
+
+@ObjectType({ description: "A stream order (order-based flow, public notes 3.2)." })
+export class StreamOrder {
+  @Field(S) id!: string;
+  @Field(S) listingId!: string;
+  @Field(S) machineId!: string;
+  @Field(S) buyerId!: string;
+  @Field(S, { description: "The buyer's X25519 public key, 64 lowercase hex characters." }) buyerPublicKeyHex!: string;
+  @Field(() => [String]) chunkIds!: string[];
+  @Field(S, { description: "payment_pending | paid | access_prepared | delivered | cancelled | expired." }) status!: string;
+  @Field(() => StreamOrderPrice) price!: StreamOrderPrice;
+  @Field(() => String, N) paymentReference!: string | null;
+  @Field(J, { nullable: true, description: "The checked on-chain transfer: chainId, txHash, token, from, to, amountRaw, block, logIndex." })
+  paymentProof!: Record<string, unknown> | null;
+  @Field(() => String, N) paidAt!: string | null;
+  @Field(() => String, N) accessPreparedAt!: string | null;
+  @Field(() => String, N) deliveredAt!: string | null;
+  @Field(S) createdAt!: string;
+  @Field(S) updatedAt!: string;
+}
+
+@ObjectType()
+export class StreamOrderPage {
+  @Field(() => [StreamOrder]) items!: StreamOrder[];
+  @Field(() => String, N) nextCursor!: string | null;
+}
+
+@ObjectType({ description: "A delivery session of a stream order, as the seller's agent sees it." })
+export class StreamOrderDeliverySession {
+  @Field(S) id!: string;
+  @Field(S) machineId!: string;
+  @Field(() => String, N) orderId!: string | null;
+  @Field(S, { description: "platform | seller." }) mode!: string;
+  @Field(S, { description: "requested | preparing | ready | delivered | failed." }) status!: string;
+  @Field(() => String, N) deliveryUrl!: string | null;
+  @Field(() => String, N) message!: string | null;
+  @Field(() => String, N) buyerId!: string | null;
+  @Field(() => String, N) buyerPublicKeyHex!: string | null;
+  @Field(() => [String]) chunkIds!: string[];
+  @Field(S) createdAt!: string;
+  @Field(S) updatedAt!: string;
+}
+
+@ObjectType()
+export class StreamOrderDeliverySessionPage {
+  @Field(() => [StreamOrderDeliverySession]) items!: StreamOrderDeliverySession[];
+  @Field(() => String, N) nextCursor!: string | null;
+}
+
+@ObjectType({ description: "prepare-access: the order, the stored access entries and the delivery session." })
+export class PreparedStreamAccess {
+  @Field(() => StreamOrder) item!: StreamOrder;
+  @Field(() => [JSONObjectScalar]) access!: Record<string, unknown>[];
+  @Field(() => StreamOrderDeliverySession) deliverySession!: StreamOrderDeliverySession;
+}
+
+@InputType()
+export class CreateStreamOrderInput {
+  @Field(S) listingId!: string;
+  @Field(S) buyerId!: string;
+  @Field(S) buyerPublicKeyHex!: string;
+  @Field(() => [String], N) chunkIds?: string[] | null;
+}
+
+@InputType({ description: "An on-chain payment proof: the transfer's chain and transaction." })
+export class StreamPaymentProofInput {
+  @Field(S, { description: "Decimal chain ID." }) chainId!: string;
+  @Field(S) txHash!: string;
+}
+
+@InputType({ description: "The seller's machine agent (x-machine-agent-id / x-machine-agent-token on REST, or agentId / agentToken in the body)." })
+export class StreamAgentInput {
+  @Field(S) machineId!: string;
+  @Field(() => String, N) agentId?: string | null;
+  @Field(() => String, N) agentToken?: string | null;
+}
+

@@ -1,0 +1,148 @@
+/**
+ * The purchase flow's payment rails (public notes 3.4; docs/stream-marketplace.md "Purchase payment"), on issue 9's
+ * chain side (payments/): `transfer` (an ERC-20 transfer of the test stablecoin to the payee on the platform's chain,
+ * proven by its transaction hash and checked against the receipt with `checkErc20Transfer`) and `x402` (v1 `exact`
+ * requirements; the signed EIP-3009 authorization is verified and settled by the operator key, as issue 9 does).
+ *
+ * The price is the purchase's amount in a USD-pegged currency as 6-decimal stablecoin units; another currency cannot
+ * be paid on these rails (VALIDATION_ERROR). A rail whose chain parts are not configured answers
+ * PAYMENT_RAIL_UNAVAILABLE (and is left out of GET /payment-rails).
+ */
+import { getAddress, isAddress, isHexString, parseUnits } from "ethers";
+import type { PaymentChain } from "../../orders/payments/index.js";
+import { PaymentErrors } from "../../orders/payments/payment.errors.js";
+import { checkErc20Transfer } from "../../orders/payments/transfer.check.js";
+import { buildRequirements, parsePaymentPayload, settlePayment, type PaymentRequirements } from "../../orders/payments/x402.js";
+import { MarketsErrors } from "../../common/errors.js";
+import { PurchaseErrors } from "./purchase.errors.js";
+import type { PurchaseRow } from "./purchase.repository.js";
+import type { JsonObject } from "../../common/support.js";
+
+export const PURCHASE_RAILS = ["transfer", "x402"] as const;
+export type PurchaseRail = (typeof PURCHASE_RAILS)[number];
+const STABLE = ["USD", "USDC", "USDT", "TUSD"];
+const DECIMALS = 6;
+
+/** What a proof proved: recorded as the purchase's `payment` (paymentProof). */
+export interface ProvenPayment {
+  rail: PurchaseRail;
+  transactionHash: string;
+  payer: string;
+  blockNumber: number;
+  chainId: string;
+  details: JsonObject;
+}
+
+export class PurchaseRails {
+  constructor(
+    private readonly chain: PaymentChain,
+    private readonly resourceBase: string,
+    private readonly nowSeconds: () => number,
+  ) {}
+
+  private destination() {
+    return { chain: this.chain.x402Network, chainId: String(this.chain.chainId), token: getAddress(this.chain.tokenAddress), payTo: getAddress(this.chain.payee), decimals: DECIMALS };
+  }
+
+  /** GET /payment-rails: the configured rails. */
+  async list(): Promise<JsonObject[]> {
+    let destination;
+    try {
+      destination = this.destination();
+    } catch {
+      return [];
+    }
+    const token = await this.chain.tokenDomain().catch(() => null);
+    const items: JsonObject[] = [
+      { type: "transfer", chains: [{ chain: destination.chain, chainId: destination.chainId }], token: { address: destination.token, decimals: DECIMALS, symbol: "USD" }, payTo: destination.payTo, proof: "transactionHash" },
+    ];
+    try {
+      this.chain.operator();
+      if (token) items.push({ type: "x402", x402Version: 1, scheme: "exact", network: destination.chain, asset: destination.token, payTo: destination.payTo, extra: { name: token.name, version: token.version } });
+    } catch {
+      // no settlement key: no x402
+    }
+    return items;
+  }
+
+  private amountRaw(purchase: PurchaseRow): bigint {
+    if (!STABLE.includes(purchase.currency.toUpperCase())) throw MarketsErrors.validation();
+    try {
+      const raw = parseUnits(purchase.amount, DECIMALS);
+      if (raw > 0n) return raw;
+    } catch {
+      // fall through
+    }
+    throw MarketsErrors.validation();
+  }
+
+  /** The intent of `rail` for the purchase: where and how much to pay. A `destination` given must match ours. */
+  async intent(purchase: PurchaseRow, rail: PurchaseRail, given: JsonObject, payer: unknown): Promise<JsonObject> {
+    if (payer !== undefined && payer !== null && (typeof payer !== "string" || !isAddress(payer))) throw MarketsErrors.validation();
+    const amountRaw = this.amountRaw(purchase);
+    const destination = this.destination();
+    const base = { rail, amount: purchase.amount, currency: purchase.currency, amountRaw: amountRaw.toString(), payer: payer ? getAddress(payer as string) : null };
+    if (rail === "transfer") {
+      const d = given.destination as JsonObject | undefined;
+      if (d !== undefined) {
+        const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
+        if (typeof d !== "object" || d === null) throw MarketsErrors.validation();
+        if (d.chain !== undefined && !same(d.chain, destination.chain) && !same(d.chain, destination.chainId)) throw PurchaseErrors.railInvalid();
+        if (d.token !== undefined && !same(d.token, destination.token)) throw PurchaseErrors.railInvalid();
+        if (d.payTo !== undefined && !same(d.payTo, destination.payTo)) throw PurchaseErrors.railInvalid();
+      }
+      return { ...base, destination };
+    }
+    this.chain.operator();
+    const paymentRequirements = buildRequirements({
+      network: this.chain.x402Network,
+      token: await this.chain.tokenDomain(),
+      payTo: destination.payTo,
+      amountRaw,
+      resource: `${this.resourceBase}/purchases/${purchase.id}`,
+      description: `stream purchase ${purchase.id}: ${purchase.chunkIds.length} chunk(s) of listing ${purchase.listingId}`,
+      maxTimeoutSeconds: this.chain.x402MaxTimeoutSeconds,
+    });
+    return { ...base, x402Version: 1, paymentRequirements };
+  }
+
+  /** Transfer proof: `{ transactionHash, chain?, token?, from? }` checked against the receipt. */
+  async transfer(intent: JsonObject, input: JsonObject): Promise<ProvenPayment> {
+    const hash = input.transactionHash ?? input.txHash;
+    if (typeof hash !== "string" || !isHexString(hash, 32)) throw MarketsErrors.validation();
+    const destination = intent.destination as { chain: string; chainId: string; token: string; payTo: string };
+    const same = (a: unknown, b: string) => a === undefined || (typeof a === "string" && a.toLowerCase() === b.toLowerCase());
+    if (!same(input.token, destination.token) || !(same(input.chain, destination.chain) || same(input.chain, destination.chainId))) throw PurchaseErrors.railInvalid();
+    const txHash = hash.toLowerCase();
+    const rpc = this.chain.rpcs.forChain(destination.chainId);
+    let from = input.from ?? intent.payer;
+    if (from === undefined || from === null) {
+      const tx = await rpc.send<{ from: string } | null>("eth_getTransactionByHash", [txHash]);
+      if (!tx) throw PaymentErrors.notMined();
+      from = tx.from;
+    }
+    if (typeof from !== "string" || !isAddress(from)) throw MarketsErrors.validation();
+    const checked = await checkErc20Transfer(rpc, { txHash, token: destination.token, from, to: destination.payTo, amountRaw: BigInt(intent.amountRaw as string) });
+    return { rail: "transfer", transactionHash: checked.txHash, payer: getAddress(from), blockNumber: checked.blockNumber, chainId: destination.chainId, details: { logIndex: checked.logIndex } };
+  }
+
+  /** x402 proof: `{ paymentPayload | paymentSignature }` verified against the requirements, then settled. */
+  async x402(intent: JsonObject, input: JsonObject): Promise<ProvenPayment> {
+    const payload = parsePaymentPayload(input.paymentPayload ?? input.paymentSignature);
+    const requirements = intent.paymentRequirements as unknown as PaymentRequirements;
+    if (intent.payer && getAddress(payload.payload.authorization.from) !== intent.payer) throw PaymentErrors.authorizationInvalid();
+    const settled = await settlePayment(
+      { rpc: this.chain.home(), chainId: this.chain.chainId, now: this.nowSeconds(), sender: this.chain.operator() },
+      payload,
+      requirements,
+    );
+    return {
+      rail: "x402",
+      transactionHash: settled.txHash,
+      payer: settled.payer,
+      blockNumber: settled.blockNumber,
+      chainId: String(this.chain.chainId),
+      details: { nonce: payload.payload.authorization.nonce, logIndex: settled.logIndex },
+    };
+  }
+}

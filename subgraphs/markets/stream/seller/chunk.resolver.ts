@@ -1,0 +1,93 @@
+/**
+ * Stream chunks and listings (issue 10s; REST: rest-shim/routes/markets/stream/seller.routes.ts). The ciphertext itself never
+ * crosses GraphQL: `streamChunkUploadTarget` / `commitStreamChunkData` and `streamChunkDownload` authorise the
+ * shim-side raw routes (rest-shim/stream-data.ts) that stream bytes to and from the storage driver.
+ */
+import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
+import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
+import type { MarketsDeps } from "../../deps.js";
+import { CreateStreamListingInput, StreamListing, StreamListingChunksPage, StreamListingPage } from "./listing.type.js";
+import { StreamChunk, StreamChunkDownloadTarget, StreamChunkResult, StreamChunkUploadTarget } from "./seller.type.js";
+
+const Str = () => String;
+const opt = { nullable: true } as const;
+
+@Resolver()
+export class StreamChunkResolver {
+  constructor(private readonly deps: MarketsDeps) {}
+
+  @Mutation(() => StreamChunkResult, { description: "POST /stream/chunks: 201 registered, 200 the same manifest again." })
+  registerStreamChunk(
+    @Arg("machineId", Str) machineId: string,
+    @Arg("agentId", Str, opt) agentId: string | null,
+    @Arg("agentToken", Str, opt) agentToken: string | null,
+    @Arg("manifest", () => JSONObjectScalar) manifest: Record<string, unknown>,
+    @Arg("metadata", () => JSONObjectScalar, opt) metadata: Record<string, unknown> | null,
+  ) {
+    return this.deps.streamChunks.register(machineId, { agentId, agentToken }, manifest, metadata);
+  }
+
+  @Query(() => StreamChunk, { description: "A chunk's manifest and storage state (public: manifests carry no key)." })
+  streamChunk(@Arg("chunkId", Str) chunkId: string) {
+    return this.deps.streamChunks.get(chunkId);
+  }
+
+  @Query(() => StreamChunkUploadTarget, { description: "PUT /stream/chunks/{chunkId}/data, step 1: authorise the agent." })
+  streamChunkUploadTarget(
+    @Arg("chunkId", Str) chunkId: string,
+    @Arg("agentId", Str, opt) agentId: string | null,
+    @Arg("agentToken", Str, opt) agentToken: string | null,
+  ) {
+    return this.deps.streamChunks.uploadTarget(chunkId, { agentId, agentToken });
+  }
+
+  @Mutation(() => StreamChunk, { description: "PUT /stream/chunks/{chunkId}/data, step 2: check the stored object, record it." })
+  commitStreamChunkData(
+    @Arg("chunkId", Str) chunkId: string,
+    @Arg("agentId", Str, opt) agentId: string | null,
+    @Arg("agentToken", Str, opt) agentToken: string | null,
+    @Arg("storageRef", Str) storageRef: string,
+  ) {
+    return this.deps.streamChunks.commitData(chunkId, { agentId, agentToken }, storageRef);
+  }
+
+  @Query(() => StreamChunkDownloadTarget, { description: "GET /stream/chunks/{chunkId}/data: the delivery token checked." })
+  streamChunkDownload(@Arg("chunkId", Str) chunkId: string, @Arg("deliveryToken", Str, opt) deliveryToken: string | null) {
+    return this.deps.streamChunks.download(chunkId, deliveryToken);
+  }
+
+  @Mutation(() => StreamListing, { description: "POST /machines/{machineId}/stream/listings." })
+  createStreamListing(
+    @Arg("machineId", Str) machineId: string,
+    @Arg("agentId", Str, opt) agentId: string | null,
+    @Arg("agentToken", Str, opt) agentToken: string | null,
+    @Arg("input", () => CreateStreamListingInput) input: CreateStreamListingInput,
+  ) {
+    return this.deps.streamListings.create(machineId, { agentId, agentToken }, input);
+  }
+
+  @Query(() => StreamListingPage, { description: "GET /stream/listings." })
+  streamListings(
+    @Arg("machineId", Str, opt) machineId: string | null,
+    @Arg("storageProvider", Str, opt) storageProvider: string | null,
+    @Arg("includeInactive", () => Boolean, opt) includeInactive: boolean | null,
+    @Arg("limit", () => Int, opt) limit: number | null,
+    @Arg("cursor", Str, opt) cursor: string | null,
+  ) {
+    return this.deps.streamListings.list({ machineId, storageProvider, includeInactive }, limit, cursor);
+  }
+
+  @Query(() => StreamListing, { description: "GET /stream/listings/{listingId}." })
+  streamListing(@Arg("listingId", Str) listingId: string) {
+    return this.deps.streamListings.get(listingId);
+  }
+
+  @Query(() => StreamListingChunksPage, { description: "GET /stream/listings/{listingId}/chunks." })
+  streamListingChunks(
+    @Arg("listingId", Str) listingId: string,
+    @Arg("limit", () => Int, opt) limit: number | null,
+    @Arg("cursor", Str, opt) cursor: string | null,
+  ) {
+    return this.deps.streamListings.chunks(listingId, limit, cursor);
+  }
+}

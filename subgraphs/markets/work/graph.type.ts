@@ -1,0 +1,51 @@
+import { Field, InputType, ObjectType } from "type-graphql";
+import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+
+@ObjectType({ description: "A node of a market machine's graph. status: draft | active | blocked | degraded." })
+export class GraphNode {
+  @Field(() => String) id!: string;
+  @Field(() => String, { description: "The market machine ID." }) machineId!: string;
+  @Field(() => String) kind!: string;
+  @Field(() => String) label!: string;
+  @Field(() => String) status!: string;
+  @Field(() => JSONObjectScalar, { description: "Shallow-merged on update." }) data!: Record<string, unknown>;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String) updatedAt!: string;
+}
+
+@ObjectType({ description: "A directed edge between two nodes of the same machine's graph." })
+export class GraphEdge {
+  @Field(() => String) id!: string;
+  @Field(() => String) machineId!: string;
+  @Field(() => String) fromNodeId!: string;
+  @Field(() => String) toNodeId!: string;
+  @Field(() => String) kind!: string;
+  @Field(() => String, { nullable: true }) label!: string | null;
+  @Field(() => JSONObjectScalar) data!: Record<string, unknown>;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String) updatedAt!: string;
+}
+
+@ObjectType({ description: "A market machine's graph (at most 1,000 nodes and 1,000 edges, oldest first)." })
+export class MachineGraph {
+  @Field(() => String) machineId!: string;
+  @Field(() => [GraphNode]) nodes!: GraphNode[];
+  @Field(() => [GraphEdge]) edges!: GraphEdge[];
+}
+
+@InputType({ description: "Create: label required; kind defaults to component, status to draft, data to {}. Update: all optional." })
+export class GraphNodeInput {
+  @Field(() => String, { nullable: true }) kind?: string | null;
+  @Field(() => String, { nullable: true }) label?: string | null;
+  @Field(() => String, { nullable: true }) status?: string | null;
+  @Field(() => JSONObjectScalar, { nullable: true }) data?: Record<string, unknown> | null;
+}
+
+@InputType({ description: "Create: fromNodeId and toNodeId required (nodes of the same machine). Update: kind, label, data only." })
+export class GraphEdgeInput {
+  @Field(() => String, { nullable: true }) fromNodeId?: string | null;
+  @Field(() => String, { nullable: true }) toNodeId?: string | null;
+  @Field(() => String, { nullable: true }) kind?: string | null;
+  @Field(() => String, { nullable: true }) label?: string | null;
+  @Field(() => JSONObjectScalar, { nullable: true }) data?: Record<string, unknown> | null;
+}

@@ -1,0 +1,183 @@
+/**
+ * Executing a resolved task (issue 8 item 6).
+ *
+ * - No route: ROUTE_REQUIRED (409). Executed or handed-off tasks, or one already executing: TASK_STATE_INVALID.
+ * - `external-handoff`: the run and outcome record the service's handoff; the answer is 202 with it
+ *   (`task.handoff-recorded`).
+ * - `native`: `POST <endpointBaseUrl>/v1/skills/<skillKey>/<operation>` with `{taskId, machineId, input}` at the
+ *   machine's live runtime endpoint for the route's provider, with its stored credentials (`bearer`:
+ *   `Authorization: Bearer`, `api-key`: `x-api-key`), through `runtime.outbound` (the platform's SSRF guard) with
+ *   a deadline (MARKETS_PROVIDER_TIMEOUT_MS). The provider's status is the answer's status (2xx, 4xx, 5xx; any other
+ *   is 502); 2xx: `executed` and `task.executed`, else `failed` and `task.execution-failed`. A refused or failed
+ *   exchange is a failed run too, answered 504 (timeout) or 502 (anything else) with the refusal's reason.
+ * - No live endpoint for the provider: RUNTIME_ENDPOINT_REQUIRED (409), nothing changes.
+ */
+import { MarketsErrors } from "../common/errors.js";
+import { OutboundRefusal, type OutboundClient } from "../../shared/net/outbound.js";
+import type { TaskService } from "./task.service.js";
+import { taskStateInvalid } from "./task.service.js";
+import type { MarketsRoute, MarketsTask } from "./task.repository.js";
+import { outcomeView, runView, taskView, type OutcomeView, type RunView, type TaskView } from "./task.views.js";
+import { PLATFORM_ACTOR, newId, type JsonObject } from "../common/support.js";
+import type { ServiceView } from "./catalogue.service.js";
+
+/** What the executor needs of a machine's runtime endpoint: the live one for a provider, secret included. */
+export interface ExecutionEndpoint {
+  endpointBaseUrl: string;
+  authType: string;
+  authToken: string | null;
+}
+
+export type EndpointLookup = (machineId: string, providerKey: string) => Promise<ExecutionEndpoint | null>;
+
+export interface Execution {
+  httpStatus: number;
+  task: TaskView;
+  run: RunView;
+  outcome: OutcomeView;
+  handoff: { label: string; url: string; notes: string[] } | null;
+}
+
+const MAX_PROVIDER_BYTES = 1024 * 1024;
+
+export const routeRequired = MarketsErrors.routeRequired;
+export const endpointRequired = MarketsErrors.runtimeEndpointRequired;
+
+interface Attempt {
+  status: "succeeded" | "failed" | "handoff";
+  httpStatus: number;
+  providerStatus: number | null;
+  errorReason: string | null;
+  result: JsonObject;
+  kind: "provider-response" | "handoff" | "error";
+}
+
+export class TaskExecutor {
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly service: (id: string) => Promise<ServiceView>,
+    private readonly endpoints: EndpointLookup,
+    private readonly outbound: OutboundClient,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async execute(machineId: string, taskId: string): Promise<Execution> {
+    await this.tasks.machineCheck(machineId);
+    const repo = this.tasks.repo;
+    const task = await repo.task(machineId, taskId);
+    const route = await repo.route(task.routeId);
+    if (!route) throw routeRequired();
+    if (task.status !== "resolved" && task.status !== "failed") throw taskStateInvalid();
+    const service = await this.service(route.serviceId);
+    const endpoint = route.executionMode === "native" ? await this.endpoints(machineId, route.providerKey) : null;
+    if (route.executionMode === "native" && !endpoint) throw endpointRequired();
+    const startedAt = new Date(this.tasks.clock.now());
+    // Claim the task so two concurrent executions cannot both call the provider.
+    const claimed = await repo.transaction((tx) => repo.claim(tx, taskId, ["resolved", "failed"], "executing", startedAt));
+    if (!claimed) throw taskStateInvalid();
+    let attempt: Attempt;
+    try {
+      attempt = endpoint ? await this.callProvider(task, route, endpoint) : this.handoff(service);
+    } catch (error) {
+      await repo.transaction((tx) => repo.claim(tx, taskId, ["executing"], task.status, new Date(this.tasks.clock.now())));
+      throw error;
+    }
+    return this.record(task, route, service, attempt, startedAt);
+  }
+
+  private handoff(service: ServiceView): Attempt {
+    const handoff = service.handoff ?? { label: service.name, url: service.referenceUrl ?? "", notes: [] };
+    return { status: "handoff", httpStatus: 202, providerStatus: null, errorReason: null, result: { handoff }, kind: "handoff" };
+  }
+
+  private async callProvider(task: MarketsTask, route: MarketsRoute, endpoint: ExecutionEndpoint): Promise<Attempt> {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+    if (endpoint.authToken && endpoint.authType === "bearer") headers.authorization = `Bearer ${endpoint.authToken}`;
+    if (endpoint.authToken && endpoint.authType === "api-key") headers["x-api-key"] = endpoint.authToken;
+    const base = endpoint.endpointBaseUrl.replace(/\/+$/, "");
+    const url = `${base}/v1/skills/${encodeURIComponent(route.skillKey)}/${encodeURIComponent(route.operation)}`;
+    try {
+      const response = await this.outbound.request({
+        url,
+        method: "POST",
+        headers,
+        body: JSON.stringify({ taskId: task.id, machineId: task.machineId, input: task.input }),
+        timeoutMs: this.timeoutMs,
+        maxResponseBytes: MAX_PROVIDER_BYTES,
+      });
+      const ok = response.status >= 200 && response.status < 300;
+      const propagated = ok || (response.status >= 400 && response.status < 600) ? response.status : 502;
+      return {
+        status: ok ? "succeeded" : "failed",
+        httpStatus: propagated,
+        providerStatus: response.status,
+        errorReason: ok ? null : "provider_status",
+        result: { status: response.status, body: parseBody(response.body) },
+        kind: "provider-response",
+      };
+    } catch (error) {
+      if (!(error instanceof OutboundRefusal)) throw error;
+      return {
+        status: "failed",
+        httpStatus: error.reason === "timeout" ? 504 : 502,
+        providerStatus: null,
+        errorReason: error.reason,
+        result: { error: error.reason },
+        kind: "error",
+      };
+    }
+  }
+
+  private async record(task: MarketsTask, route: MarketsRoute, service: ServiceView, attempt: Attempt, startedAt: Date): Promise<Execution> {
+    const repo = this.tasks.repo;
+    const finishedAt = new Date(this.tasks.clock.now());
+    const next = attempt.status === "succeeded" ? "executed" : attempt.status === "handoff" ? "handoff" : "failed";
+    const kind = attempt.status === "succeeded" ? "task.executed" : attempt.status === "handoff" ? "task.handoff-recorded" : "task.execution-failed";
+    return repo.transaction(async (tx) => {
+      const run = await tx.marketsRun.create({
+        data: {
+          id: newId("run"),
+          machineId: task.machineId,
+          taskId: task.id,
+          routeId: route.id,
+          providerKey: route.providerKey,
+          executionMode: route.executionMode,
+          status: attempt.status,
+          httpStatus: attempt.providerStatus ?? (attempt.status === "handoff" ? 202 : null),
+          errorReason: attempt.errorReason,
+          startedAt,
+          finishedAt,
+        },
+      });
+      const outcome = await tx.marketsOutcome.create({
+        data: { id: newId("outcome"), machineId: task.machineId, taskId: task.id, runId: run.id, kind: attempt.kind, result: attempt.result as never, createdAt: finishedAt },
+      });
+      const after = await tx.marketsTask.update({ where: { id: task.id }, data: { status: next, updatedAt: finishedAt } });
+      const execution: Execution = {
+        httpStatus: attempt.httpStatus,
+        task: taskView(after, route),
+        run: runView(run),
+        outcome: outcomeView(outcome),
+        handoff: attempt.status === "handoff" ? (attempt.result.handoff as Execution["handoff"]) : null,
+      };
+      await this.tasks.audit(tx, {
+        machineId: task.machineId,
+        kind,
+        actor: PLATFORM_ACTOR,
+        entityType: "task",
+        entityId: task.id,
+        payload: { before: taskView(task, route), after: { task: execution.task, run: execution.run, serviceId: service.id } },
+      });
+      return execution;
+    });
+  }
+}
+
+function parseBody(body: Buffer): unknown {
+  const textBody = body.toString("utf8");
+  try {
+    return JSON.parse(textBody) as unknown;
+  } catch {
+    return { text: textBody.slice(0, 4096) };
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Tasks (issue 8 item 6): create (queued), discover (route candidates from the catalogue), resolve (a route
+ * persisted, `task.resolved`), and the lists of tasks, routes, outcomes and runs. Execution is in work/task.executor.ts.
+ *
+ * States: queued -discover-> discovered -resolve-> resolved -execute-> executed | failed | handoff; a failed task
+ * may be executed again. A transition from another state answers TASK_STATE_INVALID (409) and changes nothing.
+ */
+import type { Clock } from "../../shared/clock.js";
+import { MarketsErrors } from "../common/errors.js";
+import { rank, type CatalogueService } from "./catalogue.service.js";
+import { TaskRepository, type RunFilter } from "./task.repository.js";
+import { outcomeView, routeView, runView, taskView, type Candidate, type TaskView } from "./task.views.js";
+import {
+  PLATFORM_ACTOR,
+  decodeCursor,
+  invalid,
+  jsonObject,
+  newId,
+  notFound,
+  oneOf,
+  optionalTime,
+  pageLimit,
+  pageOf,
+  text,
+  type AuditWriter,
+  type MachineCheck,
+} from "../common/support.js";
+
+export const TASK_STATUSES = ["queued", "discovered", "resolved", "executing", "executed", "failed", "handoff"] as const;
+export const RUN_STATUSES = ["succeeded", "failed", "handoff"] as const;
+
+export const taskStateInvalid = MarketsErrors.taskStateInvalid;
+
+export interface TaskInput {
+  skillKey?: string | null;
+  operation?: string | null;
+  input?: unknown;
+}
+
+export interface PageArgs {
+  limit?: number | null;
+  cursor?: string | null;
+}
+
+export class TaskService {
+  constructor(
+    readonly repo: TaskRepository,
+    private readonly catalogue: CatalogueService,
+    readonly machineCheck: MachineCheck,
+    readonly audit: AuditWriter,
+    readonly clock: Clock,
+  ) {}
+
+  async view(machineId: string, taskId: string): Promise<TaskView> {
+    const task = await this.repo.task(machineId, taskId);
+    return taskView(task, await this.repo.route(task.routeId));
+  }
+
+  async get(machineId: string, taskId: string): Promise<TaskView> {
+    await this.machineCheck(machineId);
+    return this.view(machineId, taskId);
+  }
+
+  async create(machineId: string, input: TaskInput): Promise<TaskView> {
+    await this.machineCheck(machineId);
+    const skill = await this.catalogue.skill(text(input.skillKey, 100));
+    if (!skill) throw invalid();
+    const operation = input.operation === null || input.operation === undefined ? skill.operations[0]! : text(input.operation, 100);
+    if (!skill.operations.includes(operation)) throw invalid();
+    const now = new Date(this.clock.now());
+    const row = {
+      id: newId("task"),
+      machineId,
+      skillKey: skill.key,
+      operation,
+      input: input.input === null || input.input === undefined ? {} : jsonObject(input.input),
+      status: "queued",
+      candidates: [],
+      routeId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    return this.repo.transaction(async (tx) => {
+      const task = await tx.marketsTask.create({ data: row as never });
+      const view = taskView(task, null);
+      await this.audit(tx, { machineId, kind: "task.created", actor: PLATFORM_ACTOR, entityType: "task", entityId: task.id, payload: { after: view } });
+      return view;
+    });
+  }
+
+  async discover(machineId: string, taskId: string): Promise<TaskView> {
+    await this.machineCheck(machineId);
+    const task = await this.repo.task(machineId, taskId);
+    if (task.status !== "queued" && task.status !== "discovered") throw taskStateInvalid();
+    const ranked = rank(await this.catalogue.services({}), { skillKey: task.skillKey, operation: task.operation });
+    const candidates: Candidate[] = ranked.map((r) => ({
+      serviceId: r.service.id,
+      providerKey: r.service.providerKey,
+      executionMode: r.service.executionMode,
+      operation: r.operation,
+      score: r.score,
+      reasons: r.reasons,
+    }));
+    const at = new Date(this.clock.now());
+    return this.repo.transaction(async (tx) => {
+      if (!(await this.repo.claim(tx, taskId, ["queued", "discovered"], "discovered", at))) throw taskStateInvalid();
+      const after = await tx.marketsTask.update({ where: { id: taskId }, data: { candidates: candidates as never } });
+      const view = taskView(after, null);
+      await this.audit(tx, { machineId, kind: "task.discovered", actor: PLATFORM_ACTOR, entityType: "task", entityId: taskId, payload: { before: taskView(task, null), after: view } });
+      return view;
+    });
+  }
+
+  async resolve(machineId: string, taskId: string, serviceId: string | null | undefined): Promise<TaskView> {
+    await this.machineCheck(machineId);
+    const task = await this.repo.task(machineId, taskId);
+    if (task.status !== "discovered") throw taskStateInvalid();
+    const candidates = task.candidates as unknown as Candidate[];
+    const chosen = serviceId === null || serviceId === undefined ? candidates[0] : candidates.find((c) => c.serviceId === serviceId);
+    if (!chosen) throw invalid();
+    const at = new Date(this.clock.now());
+    return this.repo.transaction(async (tx) => {
+      if (!(await this.repo.claim(tx, taskId, ["discovered"], "resolved", at))) throw taskStateInvalid();
+      const route = await tx.marketsRoute.create({
+        data: {
+          id: newId("route"),
+          machineId,
+          taskId,
+          serviceId: chosen.serviceId,
+          skillKey: task.skillKey,
+          providerKey: chosen.providerKey,
+          executionMode: chosen.executionMode,
+          operation: chosen.operation,
+          score: chosen.score,
+          createdAt: at,
+        },
+      });
+      const after = await tx.marketsTask.update({ where: { id: taskId }, data: { routeId: route.id } });
+      const view = taskView(after, route);
+      await this.audit(tx, { machineId, kind: "task.resolved", actor: PLATFORM_ACTOR, entityType: "task", entityId: taskId, payload: { before: taskView(task, null), after: view } });
+      return view;
+    });
+  }
+
+  async list(machineId: string, page: PageArgs, status?: string | null) {
+    await this.machineCheck(machineId);
+    const limit = pageLimit(page.limit);
+    const filter = status === null || status === undefined ? undefined : oneOf(status, TASK_STATUSES);
+    const rows = await this.repo.tasks(machineId, decodeCursor(page.cursor), limit + 1, filter);
+    const routes = new Map<string, Awaited<ReturnType<TaskRepository["route"]>>>();
+    for (const row of rows) if (row.routeId) routes.set(row.routeId, await this.repo.route(row.routeId));
+    return pageOf(rows, limit, (t) => ({ at: t.createdAt, id: t.id }), (t) => taskView(t, (t.routeId && routes.get(t.routeId)) || null));
+  }
+
+  async routes(machineId: string, page: PageArgs) {
+    await this.machineCheck(machineId);
+    const limit = pageLimit(page.limit);
+    const rows = await this.repo.routes(machineId, decodeCursor(page.cursor), limit + 1);
+    return pageOf(rows, limit, (r) => ({ at: r.createdAt, id: r.id }), routeView);
+  }
+
+  async outcomes(machineId: string, page: PageArgs) {
+    await this.machineCheck(machineId);
+    const limit = pageLimit(page.limit);
+    const rows = await this.repo.outcomes(machineId, decodeCursor(page.cursor), limit + 1);
+    return pageOf(rows, limit, (o) => ({ at: o.createdAt, id: o.id }), outcomeView);
+  }
+
+  async runs(
+    filter: { machineId?: string | null; taskId?: string | null; status?: string | null; providerKey?: string | null; since?: string | null; until?: string | null },
+    page: PageArgs,
+  ) {
+    const machineId = text(filter.machineId, 100);
+    await this.machineCheck(machineId);
+    const query: RunFilter = {
+      machineId,
+      taskId: filter.taskId ?? undefined,
+      status: filter.status === null || filter.status === undefined ? undefined : oneOf(filter.status, RUN_STATUSES),
+      providerKey: filter.providerKey?.toLowerCase() ?? undefined,
+      since: optionalTime(filter.since),
+      until: optionalTime(filter.until),
+    };
+    const limit = pageLimit(page.limit);
+    const rows = await this.repo.runs(query, decodeCursor(page.cursor), limit + 1);
+    return pageOf(rows, limit, (r) => ({ at: r.startedAt, id: r.id }), runView);
+  }
+
+  async run(runId: string) {
+    const row = await this.repo.run(runId);
+    if (!row) throw notFound();
+    return runView(row);
+  }
+}

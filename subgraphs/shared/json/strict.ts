@@ -1,0 +1,216 @@
+/**
+ * Strict JSON input for every route that takes a JSON body (the REST shim's body reader) and for evidence files.
+ *
+ * `JSON.parse` is not strict enough: it silently keeps the last of two duplicate keys, so `{"a":"x","a":"y"}` and
+ * `{"a":"y"}` would look alike to every later check. This module parses RFC 8259 JSON itself, rejects duplicate
+ * member names at any depth (compared after unescaping, so `"a"` and `"\u0061"` collide), and for evidence files
+ * additionally demands that the bytes equal their RFC 8785 (JCS) canonical form.
+ */
+import canonicalize from "canonicalize";
+
+export class InvalidJsonError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = "InvalidJsonError";
+  }
+}
+
+/** Deeper nesting than any request body needs; the limit keeps a hostile `[[[[...` from exhausting the stack. */
+const MAX_DEPTH = 32;
+
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Parse an evidence file: valid UTF-8 without BOM, valid JSON without duplicate keys, and byte for byte equal to its
+ * RFC 8785 canonical form (so pretty printing, reordered keys, needless escapes, other number spellings and a
+ * trailing newline are all rejected). Throws `InvalidJsonError`.
+ */
+export function parseCanonicalJson(input: Uint8Array | string): unknown {
+  const text = typeof input === "string" ? input : decodeUtf8(input);
+  if (typeof input === "string" && hasLoneSurrogate(text)) throw new InvalidJsonError("not encodable as UTF-8");
+  const value = parseJsonStrict(text);
+  let canonical: string | undefined;
+  try {
+    canonical = canonicalize(value);
+  } catch {
+    // canonicalize refuses lone surrogates; such a document has no canonical form.
+    throw new InvalidJsonError("no canonical form");
+  }
+  if (canonical !== text) throw new InvalidJsonError("not in canonical form");
+  return value;
+}
+
+/**
+ * Parse RFC 8259 JSON text (whitespace allowed) and reject duplicate member names at any depth, a leading BOM and
+ * nesting deeper than 32 levels. For request bodies that need not be canonical, such as the challenge route's.
+ * Throws `InvalidJsonError`.
+ */
+export function parseJsonStrict(text: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) throw new InvalidJsonError("byte order mark");
+  const parser = new StrictJsonParser(text);
+  const value = parser.parseDocument();
+  return value;
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return fatalUtf8.decode(bytes);
+  } catch {
+    throw new InvalidJsonError("invalid UTF-8");
+  }
+}
+
+function hasLoneSurrogate(text: string): boolean {
+  return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
+/** Recursive-descent parser over a string; `pos` always points at the next unread character. */
+class StrictJsonParser {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  parseDocument(): unknown {
+    this.skipWhitespace();
+    const value = this.parseValue(0);
+    this.skipWhitespace();
+    if (this.pos !== this.text.length) this.fail("trailing characters");
+    return value;
+  }
+
+  private parseValue(depth: number): unknown {
+    const ch = this.text[this.pos];
+    if (ch === "{") return this.parseObject(depth + 1);
+    if (ch === "[") return this.parseArray(depth + 1);
+    if (ch === '"') return this.parseString();
+    if (ch === "t") return this.parseLiteral("true", true);
+    if (ch === "f") return this.parseLiteral("false", false);
+    if (ch === "n") return this.parseLiteral("null", null);
+    return this.parseNumber();
+  }
+
+  private parseObject(depth: number): Record<string, unknown> {
+    if (depth > MAX_DEPTH) this.fail("nesting too deep");
+    this.pos++; // {
+    const object: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    this.skipWhitespace();
+    if (this.text[this.pos] === "}") {
+      this.pos++;
+      return object;
+    }
+    for (;;) {
+      if (this.text[this.pos] !== '"') this.fail("expected member name");
+      const key = this.parseString();
+      if (seen.has(key)) this.fail("duplicate member name");
+      seen.add(key);
+      this.skipWhitespace();
+      this.expect(":");
+      this.skipWhitespace();
+      // defineProperty, not assignment: a member named "__proto__" must stay an ordinary own property.
+      Object.defineProperty(object, key, {
+        value: this.parseValue(depth),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      this.skipWhitespace();
+      if (this.text[this.pos] === ",") {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      this.expect("}");
+      return object;
+    }
+  }
+
+  private parseArray(depth: number): unknown[] {
+    if (depth > MAX_DEPTH) this.fail("nesting too deep");
+    this.pos++; // [
+    const array: unknown[] = [];
+    this.skipWhitespace();
+    if (this.text[this.pos] === "]") {
+      this.pos++;
+      return array;
+    }
+    for (;;) {
+      array.push(this.parseValue(depth));
+      this.skipWhitespace();
+      if (this.text[this.pos] === ",") {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      this.expect("]");
+      return array;
+    }
+  }
+
+  private parseString(): string {
+    this.pos++; // opening quote
+    let out = "";
+    let runStart = this.pos;
+    for (;;) {
+      if (this.pos >= this.text.length) this.fail("unterminated string");
+      const code = this.text.charCodeAt(this.pos);
+      if (code === 0x22) {
+        out += this.text.slice(runStart, this.pos);
+        this.pos++;
+        return out;
+      }
+      if (code < 0x20) this.fail("control character in string");
+      if (code !== 0x5c) {
+        this.pos++;
+        continue;
+      }
+      out += this.text.slice(runStart, this.pos);
+      const escape = this.text[this.pos + 1];
+      if (escape === "u") {
+        const hex = this.text.slice(this.pos + 2, this.pos + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("bad unicode escape");
+        out += String.fromCharCode(parseInt(hex, 16));
+        this.pos += 6;
+      } else if (escape !== undefined && escape in ESCAPES) {
+        out += ESCAPES[escape];
+        this.pos += 2;
+      } else {
+        this.fail("bad escape");
+      }
+      runStart = this.pos;
+    }
+  }
+
+  private parseNumber(): number {
+    NUMBER.lastIndex = this.pos;
+    const match = NUMBER.exec(this.text);
+    if (!match) this.fail("unexpected character");
+    this.pos += match![0].length;
+    return Number(match![0]);
+  }
+
+  private parseLiteral<T>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) this.fail("unexpected character");
+    this.pos += word.length;
+    return value;
+  }
+
+  private skipWhitespace(): void {
+    for (;;) {
+      const ch = this.text[this.pos];
+      if (ch !== " " && ch !== "\t" && ch !== "\n" && ch !== "\r") return;
+      this.pos++;
+    }
+  }
+
+  private expect(ch: string): void {
+    if (this.text[this.pos] !== ch) this.fail(`expected '${ch}'`);
+    this.pos++;
+  }
+
+  private fail(reason: string): never {
+    throw new InvalidJsonError(`${reason} at offset ${this.pos}`);
+  }
+}
