@@ -35,7 +35,7 @@ export const FAST_TEST_FILES = [
   "test/stream/verify.test.ts",
   // The stream order error codes (no platform); orders-states opens a database, so it runs in `platform`.
   "test/stream/orders-errors.test.ts",
-  // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout (issue-10c); cli-e2e starts a platform.
+  // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout; cli-e2e starts a platform.
   "test/stream/p2p-frames.test.ts",
   "test/stream/p2p-transfer.test.ts",
   "test/stream/cli-dataset.test.ts",
@@ -61,7 +61,7 @@ export default defineConfig({
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,
-    // A test that makes no assertion fails (item 1 of issue 13): empty cases cannot pass by accident.
+    // A test that makes no assertion fails: empty cases cannot pass by accident.
     expect: { requireAssertions: true },
     projects: [
       {

@@ -72,7 +72,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     AGENT_PAIRING_UNAVAILABLE: { status: 503, message: "Agent pairing is unavailable; retry." },
     SERVICE_IDENTITY_UNAVAILABLE: { status: 503, message: "The machine identity could not be resolved; retry." },
     SERVICE_UNAVAILABLE: { status: 503, message: "The service is unavailable; retry." },
-    // Stream marketplace (seller, issue 10s): subgraphs/markets/stream/seller/seller.errors.ts. Format checks 400, bad or expired
+    // Stream marketplace, seller side: subgraphs/markets/stream/seller/seller.errors.ts. Format checks 400, bad or expired
     // delivery tokens 401, a token for other chunks 403, existing records and states 409, unsatisfiable ranges 416.
     MANIFEST_MALFORMED: { status: 400, message: "The chunk manifest is malformed." },
     CHUNK_ID_MISMATCH: { status: 400, message: "The chunkId does not match the manifest's content." },
@@ -98,7 +98,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     CHAIN_RECEIPT_EXISTS: { status: 409, message: "The event already has another chain receipt." },
     STREAM_POLICY_INACTIVE: { status: 409, message: "The stream policy is not active." },
     RANGE_NOT_SATISFIABLE: { status: 416, message: "The requested range is not satisfiable." },
-    // ---- Stream marketplace: order flow (issue 10, buyer order flow; docs/markets-errors.md "Stream marketplace") ----
+    // ---- Stream marketplace: buyer order flow (docs/markets-errors.md "Stream marketplace") ----
     STREAM_PAYMENT_PROOF_REQUIRED: { status: 400, message: "An on-chain payment proof is required." },
     STREAM_CHUNK_NOT_IN_LISTING: { status: 400, message: "A chunk is not part of the listing." },
     STREAM_ORDER_ACCESS_INVALID: { status: 400, message: "An access item is not a peaq.stream.buyer-access.v1 entry." },
@@ -113,7 +113,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     STREAM_DELIVERY_SESSION_STATE_INVALID: { status: 409, message: "The delivery session is not in a state that allows this." },
     STREAM_DELIVERY_NOT_READY: { status: 409, message: "The delivery is not ready yet." },
     STREAM_DELIVERY_FAILED: { status: 409, message: "The seller reported the delivery as failed." },
-    // ---- Stream marketplace: purchases (issue 10, part p; docs/markets-errors.md "Stream marketplace") ----
+    // ---- Stream marketplace: purchase flow (docs/markets-errors.md "Stream marketplace") ----
     PURCHASE_CHUNKS_INVALID: { status: 400, message: "The selected chunks are not all part of the listing." },
     PURCHASE_RAIL_INVALID: { status: 400, message: "The payment rail does not match the purchase's payment intent." },
     PURCHASE_ACCESS_MISMATCH: { status: 400, message: "The access items must be exactly the bought chunks, each to the purchase's buyer key." },

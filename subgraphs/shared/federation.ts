@@ -37,7 +37,7 @@ export async function buildFederatedSchema(definition: SubgraphDefinition): Prom
   for (const [typeName, reference] of Object.entries(definition.referenceResolvers ?? {})) {
     resolvers[typeName] = { ...(resolvers[typeName] ?? {}), ...reference };
   }
-  // Cast: type-graphql's ResolversMap is not assignable to Apollo's GraphQLResolverMap (type-graphql issue #1768).
+  // Cast: type-graphql's ResolversMap is not assignable to Apollo's GraphQLResolverMap (https://github.com/MichalLytek/type-graphql/issues/1768).
   return buildSubgraphSchema({ typeDefs, resolvers: resolvers as any });
 }
 

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/audit-events with a million events (issue 8 item 11): p50/p99 per page of 100 for each filter the route
+ * GET /api/v1/audit-events with a million events: p50/p99 per page of 100 for each filter the route
  * offers, through the REST shim (role `all` in its own process), beside a bare node:http server answering the first
  * page's JSON (the same-run baseline). The events are inserted with one SQL statement before the platform starts:
  * 1,000 machines, 28 kinds, three actor types, one event every 2.5 s over ~29 days. On PostgreSQL when DATABASE_URL

@@ -1,5 +1,5 @@
 /**
- * Operator CLI start-up (issue 12, item 6: every command under 1 s): wall time from spawn to exit of one command per
+ * Operator CLI start-up (target: every command under 1 s): wall time from spawn to exit of one command per
  * command family, as `npm run cli -- ...` (what the README tells operators to type: npm, then the compiled CLI),
  * as `node dist/gateway/cli/main.js ...` (the compiled CLI alone) and as `node --import tsx gateway/cli/main.ts ...`
  * (the sources, as tests and development run them), beside `node -e 0` and `npm -v` (npm's own start-up) in the same run. Medians of

@@ -1,5 +1,5 @@
 /**
- * Document 3, issue 9: (1) pairing-token verifications per second in process (PairingTokens.verify: jose HS256,
+ * Document 3 orders: (1) pairing-token verifications per second in process (PairingTokens.verify: jose HS256,
  * issuer, audience, expiry, claim checks) beside the raw HMAC-SHA256 of the same signing input, alternating rounds in
  * the same run; (2) market orders per second through create -> payment intent (not-required) -> execute (the demo
  * provider) over the REST shim, with the delegation policy on (allow list, per-transaction and daily limits summed in

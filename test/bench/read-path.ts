@@ -1,5 +1,5 @@
 /**
- * Issue 11's read path: GET /v1/verify/machines/1 through the REST shim (role `all`, warm caches) at 50 connections,
+ * The verify read path: GET /v1/verify/machines/1 through the REST shim (role `all`, warm caches) at 50 connections,
  * beside a bare node:http handler answering the same bytes with the same headers, rounds alternating so that machine
  * noise hits both alike; medians are reported with the load average.
  *

@@ -15,7 +15,7 @@
  * 6. Document 3: machine-agent heartbeats per second with 1,000 enrolled agents vs a bare node:http handler, on
  *    PGlite and (with DATABASE_URL) PostgreSQL (markets-heartbeats.ts).
  * 7. GET /api/v1/audit-events with a million events, each filter, beside a bare server (audit-events.ts).
- * 8. Document 3, issue 9: pairing-token verifications per second beside the raw HMAC, and market orders per second
+ * 8. Document 3 orders: pairing-token verifications per second beside the raw HMAC, and market orders per second
  *    through create, intent and execute with the delegation policy on, PostgreSQL and PGlite (markets-orders.ts).
  * 9. Document 3 payments: wallet proof checks per second beside bare eth_getTransactionReceipt (payment-proofs.ts;
  *    alone: `BENCH_ONLY=payment-proofs npm run bench`).
@@ -52,7 +52,7 @@ import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-/** The read path is measured at 50 connections, as issue 11 states its target (25% of bare, p99 under 10 ms). */
+/** The read path is measured at 50 connections, the load its target is stated for (25% of bare, p99 under 10 ms). */
 const READ_CONNECTIONS = Number(process.env.BENCH_READ_CONNECTIONS ?? 50);
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(1)).join(" / ");
 

@@ -110,7 +110,7 @@ describe.skipIf(!process.env.DATABASE_URL)("PostgreSQL that cannot be reached", 
     };
   }
 
-  // No elapsed-time bounds (issue 13): the error's cause tells a refused connection (at once) from the connect
+  // No elapsed-time bounds (a loaded machine would break them): the error's cause tells a refused connection (at once) from the connect
   // timeout; a hang fails on the test timeout.
   it("fails to open at once when nothing listens: the refusal, not the connect timeout", async () => {
     const closedPort = await new Promise<number>((resolve) => {

@@ -1,5 +1,5 @@
 /**
- * The compiled build `npm start` and `npm run cli` run (scripts/build.mjs, issue 12 item 6): every module of the
+ * The compiled build `npm start` and `npm run cli` run (scripts/build.mjs): every module of the
  * run-time trees and every file they read at run time lands in the output, the compiled modules find those files,
  * the compiled CLI answers as the README says, each CLI command loads only the packages it needs (ethers only for the
  * chain, never the database client or the GraphQL server stack), and a build is redone only when it is stale.

@@ -15,7 +15,7 @@ import { PLATFORM_START_TIMEOUT_MS } from "../support/timeouts.js";
 import { waitUntil } from "../support/wait.js";
 
 /**
- * No elapsed-time bounds (issue 13): "stops in time" is the server's own deadline (SHUTDOWN_GRACE_MS plus its slack,
+ * No elapsed-time bounds (a loaded machine would break them): "stops in time" is the server's own deadline (SHUTDOWN_GRACE_MS plus its slack,
  * after which it logs "shutdown overran its deadline" and exits 1), so a stop in time is "stopped" logged without an
  * overrun; a hang fails on the test timeout.
  */

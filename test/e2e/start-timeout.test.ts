@@ -1,6 +1,6 @@
 /**
  * The harness's start timeout kills the whole process tree: `npm start` runs the server as npm's child, and killing npm
- * alone left that server running for the rest of the suite (issue 13's loaded runs).
+ * alone would leave that server running for the rest of the suite.
  */
 import { describe, expect, it } from "vitest";
 import { processTree, startCommand } from "../support/processes.js";

@@ -30,7 +30,7 @@ function expectRefused(answer: Awaited<ReturnType<typeof graphql>>, code: string
 }
 
 describe("amplifying operations", () => {
-  // No elapsed-time bounds (issue 13): the error naming the token limit proves the parser stopped at token 1,001
+  // No elapsed-time bounds (a loaded machine would break them): the error naming the token limit proves the parser stopped at token 1,001
   // instead of reading the whole document; speed belongs in `npm run bench`, and a hang fails on the test timeout.
   it("3,000 aliases of readiness: 400 naming the token limit while REST reads in parallel are served", async () => {
     const [amplified, ...reads] = await Promise.all([

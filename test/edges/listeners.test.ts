@@ -28,7 +28,7 @@ const config = testConfig({
   INTERNAL_TOKEN,
 });
 /**
- * No elapsed-time bounds (issue 13). A deadline is proven by the connection closing by itself, and told apart from
+ * No elapsed-time bounds (a loaded machine would break them). A deadline is proven by the connection closing by itself, and told apart from
  * Node's defaults by events: a drip is cut off before GIVE_UP_MS, which only catches a hang and is still far below
  * Node's default headers (60 s) and request (300 s) timeouts; an idle connection closes before one to a reference
  * server holding Node's default keep-alive timeout (5 s), opened at the same moment, so load delays both alike.

@@ -19,7 +19,7 @@ const documented = [...tableSection.matchAll(/^\| (\d{3}) \| ([A-Z_]+(?: \/ _[A-
   return [first!, ...suffixes.map((suffix) => `${stem}${suffix}`)].map((code) => ({ status: Number(status), code, message: message!.trim() }));
 });
 
-/** Every code of the spec's Errors section that issue 8 covers (document 3). */
+/** Codes of the spec's Errors section (document 3) for machines, agents, pairings and tasks: each must be documented. */
 const SPEC_CODES = [
   "MACHINE_NOT_ACTIVE", "MACHINE_NOT_ACTIVATED", "VALIDATION_ERROR", "NOT_FOUND", "AGENT_PAIRING_INACTIVE", "AGENT_AUTH_REQUIRED",
   "AGENT_AUTH_INVALID", "AGENT_AUTH_EXPIRED", "AGENT_POLICY_DENIED", "AGENT_SPEND_LIMIT_EXCEEDED", "AGENT_DAILY_LIMIT_EXCEEDED",

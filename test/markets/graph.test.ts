@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 5: the graph through the REST shim on the markets listener (and GraphQL), against the real database:
+ * A market machine's graph through the REST shim on the markets listener (and GraphQL), against the real database:
  * node statuses, shallow-merged data, 204 deletes, edges refused for missing nodes, node delete takes its edges in
  * one transaction, every change in the audit log, bad input changes nothing.
  */

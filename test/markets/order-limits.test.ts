@@ -1,5 +1,5 @@
 /**
- * The daily spend limit holds under parallel orders (Authentication 5; issue 9 item 3): 50 orders of 0.01 fired at
+ * The daily spend limit holds under parallel orders (Authentication 5): 50 orders of 0.01 fired at
  * once against a dailySpendLimit of 0.10 create exactly 10; the other 40 answer AGENT_DAILY_LIMIT_EXCEEDED and write
  * nothing. The sum is taken in the database under the pairing's row lock, so with PostgreSQL (DATABASE_URL set) a
  * second instance (its own connection pool and services on the same database) takes half of the orders and the

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 7 through the REST shim: policies (GET/POST /policies, GET/PATCH /policies/:policyId) and
+ * Policies and the audit log through the REST shim: policies (GET/POST /policies, GET/PATCH /policies/:policyId) and
  * GET /audit-events with machine, kind, actor and time filters and keyset cursors. Neither family checks machines.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Issue 8's outcome end to end over real sockets: a demo machine bound with a signed proof, the demo provider that
+ * The markets task flow end to end over real sockets: a demo machine bound with a signed proof, the demo provider that
  * role `all` runs (its URL and token from demo.json) registered as the machine's runtime endpoint, and a task run
  * through discover, resolve and execute on the markets listener; the provider's status comes back; every state
  * change is in the audit log. PGlite, or PostgreSQL when DATABASE_URL is set.

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 6, native execution: the executor calls a real provider process over HTTP (the demo provider, and
+ * Tasks, native execution: the executor calls a real provider process over HTTP (the demo provider, and
  * raw servers for timeouts) at the machine's runtime endpoint, with its stored credentials, through the platform's
  * outbound guard, with a deadline; the provider's status is propagated; refusals are failed runs. Against the real
  * database (PGlite, and PostgreSQL when DATABASE_URL is set). The REST path of execute is in tasks.test.ts.

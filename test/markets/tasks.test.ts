@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 6 through the REST shim (and GraphQL): the catalogue, search with quote TTL, and the task pipeline
+ * Tasks through the REST shim (and GraphQL): the catalogue, search with quote TTL, and the task pipeline
  * create -> discover -> resolve -> execute for an external-handoff service (202), ROUTE_REQUIRED, state conflicts,
  * routes/outcomes/runs with the GET /runs filters, every change logged. Native execution against a real provider
  * is in task-execution.test.ts.

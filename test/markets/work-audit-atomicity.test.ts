@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 7: every state change of the graph, task and policy families writes its audit event in the same
+ * Audit atomicity: every state change of the graph, task and policy families writes its audit event in the same
  * transaction as the change. The audit writer here writes the real event and then fails: afterwards neither the
  * change nor the event exists. On PGlite, and PostgreSQL when DATABASE_URL is set.
  */

@@ -1,5 +1,5 @@
 /**
- * Helpers of the `cli stream` end-to-end suite (issue-10c): the seller file the CLI reads, a dataset directory of
+ * Helpers of the `cli stream` end-to-end suite: the seller file the CLI reads, a dataset directory of
  * random files, the seller's `stream serve` agent as a background child process, and directory comparison.
  */
 import { spawn, type ChildProcess } from "node:child_process";

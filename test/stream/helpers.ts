@@ -1,7 +1,6 @@
 /**
- * Shared helpers of the stream marketplace suites (issue 10; owned by issue-10s, others add functions at the END):
- * a seller over the real routes (a bound active machine, an enrolled machine agent, a registered Ed25519 signing
- * key), a small encrypted chunk chain built with the formats library, and calls carrying the agent credentials.
+ * Shared helpers of the stream marketplace suites: a seller over the real routes (a bound active machine, an enrolled
+ * machine agent, a registered Ed25519 signing key), a small encrypted chunk chain built with the formats library, and calls carrying the agent credentials.
  */
 import nacl from "tweetnacl";
 import {

@@ -1,5 +1,5 @@
 /**
- * Stream orders, seller side of delivery (issue 10, order flow; docs/stream-marketplace.md) over the real REST
+ * Stream orders, seller side of delivery (order flow; docs/stream-marketplace.md) over the real REST
  * routes: prepare-access (only on paid orders, exactly the bought chunks, each to the order's buyer and key; every
  * refusal leaves order, access rows, sessions and audit events as they were), delivery sessions (poll, PATCH through
  * the session table), the seller-served mode and storage references.

@@ -1,5 +1,5 @@
 /**
- * The order flow end to end over real sockets, using only REST routes (issue 10): the seller registers a signing
+ * The order flow end to end over real sockets, using only REST routes: the seller registers a signing
  * key, publishes encrypted chunks (manifest + checked upload) and lists them; a buyer checks the listing's manifests,
  * orders two of three chunks, pays; the seller's agent polls the requested session, re-wraps the bought keys to the
  * buyer (formats library) and prepares the access; the buyer gets the delivery, downloads each bought chunk's

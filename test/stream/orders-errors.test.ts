@@ -10,7 +10,7 @@ import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
 import { StreamOrderErrors } from "../../subgraphs/markets/stream/orders/stream-order.errors.js";
 
 const doc = readFileSync(path.join(import.meta.dirname, "../../docs/markets-errors.md"), "utf8");
-const section = doc.slice(doc.indexOf("### Order flow (issue 10, buyer order flow)"));
+const section = doc.slice(doc.search(/^### Order flow\b/m));
 const rows = new Map([...section.matchAll(/^\| (\d{3}) \| ([A-Z_]+) \| ([^|]+) \|/gm)].map(([, status, code, message]) => [code!, { status: Number(status), message: message!.trim() }]));
 const table = doc.slice(doc.indexOf("## The table"));
 const anywhere = new Map([...table.matchAll(/^\| (\d{3}) \| ([A-Z_]+) \| ([^|]+) \|/gm)].map(([, status, code]) => [code!, Number(status)]));

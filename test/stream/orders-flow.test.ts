@@ -1,5 +1,5 @@
 /**
- * Stream orders, buyer side (issue 10, order flow; docs/stream-marketplace.md) over the real REST routes: create
+ * Stream orders, buyer side (order flow; docs/stream-marketplace.md) over the real REST routes: create
  * (price, chunk subset, key normalisation, every refusal leaving nothing behind), read, the seller's view, payment by
  * reference (a `requested` delivery session), and delivery: nothing before paid and prepared, nothing for another
  * buyer, only the bought chunks' keys, which the buyer opens with its X25519 key (real crypto) and a wrong key cannot.

@@ -1,5 +1,5 @@
 /**
- * Helpers of the stream order suites (issue 10, buyer order flow): a seller (bound machine + enrolled agent over the
+ * Helpers of the stream order suites (buyer order flow): a seller (bound machine + enrolled agent over the
  * real routes, Ed25519 signer and X25519 box key), chunks built with the formats library, a listing of them, and
  * the order-flow calls. Listings and chunks are written as the seller routes leave them (the seller's suites prove
  * those routes); everything the order flow does goes through the real REST routes.

@@ -1,9 +1,9 @@
 /**
- * Stream order payment with an on-chain proof (issue 10, order flow; docs/stream-marketplace.md) against the
- * platform's embedded anvil chain and its TestStablecoin: a real transfer to the configured payee of at least the
- * price is accepted and recorded; a wrong payee, a short amount, another token, a reverted or unknown transaction and
- * a transaction that already paid are refused with issue 9's codes, leaving the order, its sessions and audit events
- * unchanged. With STREAM_PAYMENT_PROOF_REQUIRED=true a reference alone is refused.
+ * Stream order payment with an on-chain proof (order flow; docs/stream-marketplace.md) against the platform's
+ * embedded anvil chain and its TestStablecoin: a real transfer to the configured payee of at least the price is
+ * accepted and recorded; a wrong payee, a short amount, another token, a reverted or unknown transaction and a
+ * transaction that already paid are refused with the market payment codes (subgraphs/markets/payments/errors.ts),
+ * leaving the order, its sessions and audit events unchanged. With STREAM_PAYMENT_PROOF_REQUIRED=true a reference alone is refused.
  */
 import { Contract, NonceManager, parseUnits, Wallet, type JsonRpcProvider } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

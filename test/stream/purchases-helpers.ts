@@ -1,8 +1,7 @@
 /**
- * Helpers of the purchase-flow suites (issue 10, part p): a seller with a listing of real encrypted chunks (the
- * seller routes of issue-10s: signing key, chunks, uploads, listing), its
- * delivery capabilities, a paired buyer agent with an X25519 key, purchase calls with the buyer's pairing token, and
- * the rows a refusal must leave unchanged.
+ * Helpers of the purchase-flow suites: a seller with a listing of real encrypted chunks (through the seller routes:
+ * signing key, chunks, uploads, listing), its delivery capabilities, a paired buyer agent with an X25519 key, purchase
+ * calls with the buyer's pairing token, and the rows a refusal must leave unchanged.
  */
 import nacl from "tweetnacl";
 import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";

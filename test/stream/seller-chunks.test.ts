@@ -1,5 +1,5 @@
 /**
- * Seller chunks over the real routes (issue 10s): POST /stream/chunks (manifest verified: signature by a registered
+ * Seller chunks over the real routes: POST /stream/chunks (manifest verified: signature by a registered
  * key, chunkId recomputed, chain link), PUT /stream/chunks/:chunkId/data (size and SHA-256 checked, nothing stored
  * on a mismatch), GET /stream/chunks/:chunkId/data (bearer delivery token scoped to the chunk, Range).
  */

@@ -1,5 +1,5 @@
 /**
- * Seller ingest over the real routes (issue 10s; public notes 3.3): signing keys, policies (version bump), stream
+ * Seller ingest over the real routes (public notes 3.3): signing keys, policies (version bump), stream
  * heartbeat, events and batches (envelope verified against a registered key; duplicate sequence idempotent), chain
  * receipts, buyer access upload and read. Every refusal leaves the state unchanged.
  */

@@ -1,5 +1,5 @@
 /**
- * Stream listings over the real routes (issue 10s): create (chunks exist, belong to the machine, are stored; figures
+ * Stream listings over the real routes: create (chunks exist, belong to the machine, are stored; figures
  * computed; a data.stream catalogue service with skill stream-data-listing), list (filters, cursor pages), detail
  * (no plaintext, no key), chunks for verification (manifests that verify with the listed signing keys).
  */

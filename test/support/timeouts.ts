@@ -19,7 +19,7 @@ export const FUZZ_TEST_TIMEOUT_MS = 600_000;
 /**
  * Deadlines of the test platforms' database transactions and pooled connections (DB_TRANSACTION_MAX_WAIT_MS,
  * DB_TRANSACTION_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS): a hang guard only. The product's 2 s / 5 s are per-request latency budgets; tests that queue dozens of transactions
- * on one row lock (order limits, issuance caps, fuzzing) outran them at load 28 and answered 503 (issue 13's loaded
- * run), which is machine speed, not behaviour. test/db/transactions.test.ts checks the deadlines themselves.
+ * on one row lock (order limits, issuance caps, fuzzing) outran them at a load average of 28 and answered
+ * 503, which is machine speed, not behaviour. test/db/transactions.test.ts checks the deadlines themselves.
  */
 export const TEST_TRANSACTION_DEADLINE_MS = 60_000;

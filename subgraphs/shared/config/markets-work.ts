@@ -1,5 +1,5 @@
 /**
- * Settings of the markets catalogue, search and task execution (document 3, issue 8 second half). Every setting is
+ * Settings of the markets catalogue, search and task execution (document 3). Every setting is
  * documented in the README's configuration table.
  */
 import { ConfigError, int, type Env } from "./env.js";
