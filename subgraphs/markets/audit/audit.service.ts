@@ -1,5 +1,5 @@
 /**
- * Reading the audit log (`GET /audit-events`, issue 8 item 7): filters by machine, kind, actor (type, ID) and time
+ * Reading the audit log (`GET /audit-events`): filters by machine, kind, actor (type, ID) and time
  * (`since` inclusive, `until` exclusive, ISO 8601), newest first, keyset pages over the event ID (an opaque cursor),
  * so page N costs what page 1 costs. Indexes: the writer's migration (machine, kind, actor, time, each with id)
  * and ours (machine + kind + id), so every filter combination the API offers walks an index in ID order.

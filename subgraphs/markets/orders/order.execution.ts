@@ -1,6 +1,6 @@
 /**
  * `POST /market/orders/:orderId/execute` (public notes 2.5, 2.7): materialises a `ready` order as a task with its
- * route (the order's service and operation) and runs it through the task executor of issue 8 (work/task.executor.ts).
+ * route (the order's service and operation) and runs it through the task executor (work/task.executor.ts).
  *
  * 1. One transaction: the order (locked) ready -> executing; on the first attempt a task (resolved) and its route
  *    are created with task.created and task.resolved events.

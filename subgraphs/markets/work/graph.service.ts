@@ -1,5 +1,5 @@
 /**
- * A market machine's graph (issue 8 item 5): nodes with a status (draft | active | blocked | degraded) and a `data`
+ * A market machine's graph: nodes with a status (draft | active | blocked | degraded) and a `data`
  * object shallow-merged on PATCH; directed edges between two existing nodes of the same machine. Deleting a node
  * deletes its edges in the same transaction. Every change writes its audit event in its transaction.
  */

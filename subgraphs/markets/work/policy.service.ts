@@ -1,5 +1,5 @@
 /**
- * Cross-cutting policies (issue 8 item 7): `GET/POST /policies`, `GET/PATCH /policies/:policyId`. Policy routes
+ * Cross-cutting policies: `GET/POST /policies`, `GET/PATCH /policies/:policyId`. Policy routes
  * skip the machine check (global rule 1). Each create and update writes `policy.created` / `policy.updated` in its
  * transaction. `rules` is a JSON object replaced whole on PATCH; `machineIds` scopes a policy (empty: all machines).
  */

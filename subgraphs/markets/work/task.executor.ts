@@ -1,5 +1,5 @@
 /**
- * Executing a resolved task (issue 8 item 6).
+ * Executing a resolved task.
  *
  * - No route: ROUTE_REQUIRED (409). Executed or handed-off tasks, or one already executing: TASK_STATE_INVALID.
  * - `external-handoff`: the run and outcome record the service's handoff; the answer is 202 with it

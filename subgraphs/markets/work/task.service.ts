@@ -1,5 +1,5 @@
 /**
- * Tasks (issue 8 item 6): create (queued), discover (route candidates from the catalogue), resolve (a route
+ * Tasks: create (queued), discover (route candidates from the catalogue), resolve (a route
  * persisted, `task.resolved`), and the lists of tasks, routes, outcomes and runs. Execution is in work/task.executor.ts.
  *
  * States: queued -discover-> discovered -resolve-> resolved -execute-> executed | failed | handoff; a failed task

@@ -1,5 +1,5 @@
 /**
- * Issue 10, purchase flow (public notes 3.4; docs/stream-marketplace.md "Purchase flow"): payment rails, delivery
+ * The stream purchase flow (public notes 3.4; docs/stream-marketplace.md "Purchase flow"): payment rails, delivery
  * transports, a machine's delivery capabilities, purchases, their payment intent and proof, the p2p delivery
  * descriptor, purchase events, the seller's access preparation and the handoff check of its delivery server.
  *

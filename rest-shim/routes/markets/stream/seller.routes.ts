@@ -1,5 +1,5 @@
 /**
- * Stream marketplace, seller side (issue 10s; docs/stream-marketplace.md): signing keys, policies, heartbeat, events,
+ * Stream marketplace, seller side (docs/stream-marketplace.md): signing keys, policies, heartbeat, events,
  * chunks (manifests; the binary data routes of rest-shim/stream-data.ts), buyer access, listings. Operations in
  * rest-shim/routes/markets/stream/seller.operations.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * Error codes of the stream order flow (issue 10, buyer order flow); statuses in rest-shim/errors/markets.ts
+ * Error codes of the stream order flow; statuses in rest-shim/errors/markets.ts
  * ("Stream marketplace: order flow") and docs/markets-errors.md ("Stream marketplace").
  */
 import { DomainError } from "../../../shared/errors.js";

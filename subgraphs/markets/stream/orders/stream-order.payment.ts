@@ -1,9 +1,9 @@
 /**
  * The on-chain proof of a stream order payment (`POST /stream/orders/:orderId/payment` with `proof: { chainId,
- * txHash }`), checked with issue 9's payment checker parts (payments/): the transaction's receipt, read through the
+ * txHash }`), checked with the market payment checker's parts (payments/): the transaction's receipt, read through the
  * chain's payment RPC, must have status 1 and an ERC-20 `Transfer(from, payee, value)` log emitted by the rails'
  * stablecoin (TestStablecoin on the embedded chain), to the configured payee (PAYMENT_PAYEE_ADDRESS), with
- * `value >= price` in 6-decimal units; any sender may pay. Codes as issue 9's (docs/markets-payments.md):
+ * `value >= price` in 6-decimal units; any sender may pay. Codes as the market payment proofs' (docs/markets-payments.md):
  * PAYMENT_RPC_REQUIRED, PAYMENT_RPC_ERROR, PAYMENT_NOT_MINED, PAYMENT_TX_FAILED, PAYMENT_TRANSFER_NOT_FOUND,
  * PAYMENT_RAIL_UNAVAILABLE (no stablecoin or payee configured). A listing priced in a currency that is not
  * USD-pegged cannot be proven (VALIDATION_ERROR).

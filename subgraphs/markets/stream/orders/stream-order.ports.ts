@@ -1,5 +1,5 @@
 /**
- * The seams of the stream order flow to the seller helper's parts (issue 10): machine-agent authentication of stream
+ * The seams of the stream order flow to the seller side: machine-agent authentication of stream
  * routes (stream/seller/agent.auth.ts) and the bearer delivery token of chunk downloads (stream/seller/delivery.token.ts).
  */
 import type { MarketsTx } from "../../common/audit.repository.js";

@@ -1,5 +1,5 @@
 /**
- * Error codes of the purchase flow (issue 10, docs/stream-marketplace.md "Purchase flow"); statuses in
+ * Error codes of the purchase flow (docs/stream-marketplace.md "Purchase flow"); statuses in
  * rest-shim/errors/markets.ts ("Stream marketplace: purchases") and docs/markets-errors.md.
  */
 import { DomainError } from "../../../shared/errors.js";

@@ -1,8 +1,8 @@
 /**
- * The purchase flow's payment rails (public notes 3.4; docs/stream-marketplace.md "Purchase payment"), on issue 9's
+ * The purchase flow's payment rails (public notes 3.4; docs/stream-marketplace.md "Purchase payment"), on the market payment rails'
  * chain side (payments/): `transfer` (an ERC-20 transfer of the test stablecoin to the payee on the platform's chain,
  * proven by its transaction hash and checked against the receipt with `checkErc20Transfer`) and `x402` (v1 `exact`
- * requirements; the signed EIP-3009 authorization is verified and settled by the operator key, as issue 9 does).
+ * requirements; the signed EIP-3009 authorization is verified and settled by the operator key, as the market x402 rail does).
  *
  * The price is the purchase's amount in a USD-pegged currency as 6-decimal stablecoin units; another currency cannot
  * be paid on these rails (VALIDATION_ERROR). A rail whose chain parts are not configured answers

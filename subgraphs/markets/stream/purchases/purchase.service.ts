@@ -2,7 +2,7 @@
  * Purchases (public notes 3.4; docs/stream-marketplace.md "Purchase flow"): create (negotiated against the seller's
  * live delivery capabilities), read (the buyer's pairing or the seller's agent), payment intent and payment proof.
  *
- * The buyer is the pairing behind `x-agent-pairing-token` (Authentication 3 of issue 9, re-verified on every call);
+ * The buyer is the pairing behind `x-agent-pairing-token` (Authentication 3, re-verified on every call);
  * `buyer.id` is the pairing's agentDid (a `buyer.id` sent must be that DID or the agent's address). Only the pairing
  * that created a purchase may act on it as buyer (another pairing: NOT_FOUND).
  *

@@ -1,6 +1,6 @@
 /**
- * Machine-agent authentication for the stream routes (issue 10; docs/stream-marketplace.md "Auth"). The agent is the
- * machine agent of issue 8 (machines/machine-agent.service.ts): its enrolment token is stored only as a SHA-256 hash. The
+ * Machine-agent authentication for the stream routes (docs/stream-marketplace.md "Auth"). The agent is the
+ * machine agent (machines/machine-agent.service.ts): its enrolment token is stored only as a SHA-256 hash. The
  * credential is `x-machine-agent-id` + `x-machine-agent-token` (headers, mapped by the shim into `agentId` /
  * `agentToken` arguments) or `agentId` / `agentToken` in the JSON body.
  *

@@ -1,5 +1,5 @@
 /**
- * Stream chunks and listings (issue 10s; REST: rest-shim/routes/markets/stream/seller.routes.ts). The ciphertext itself never
+ * Stream chunks and listings (REST: rest-shim/routes/markets/stream/seller.routes.ts). The ciphertext itself never
  * crosses GraphQL: `streamChunkUploadTarget` / `commitStreamChunkData` and `streamChunkDownload` authorise the
  * shim-side raw routes (rest-shim/stream-data.ts) that stream bytes to and from the storage driver.
  */

@@ -1,5 +1,5 @@
 /**
- * Chunk delivery tokens (issue 10; docs/stream-marketplace.md "Auth"): the `Authorization: Bearer` credential of
+ * Chunk delivery tokens (docs/stream-marketplace.md "Auth"): the `Authorization: Bearer` credential of
  * `GET /stream/chunks/:chunkId/data`. A short-lived HS256 JWT made and checked with `jose`, keyed by the same
  * configured secrets as the pairing tokens (MARKETS_PAIRING_JWT_SECRETS; first signs, all verify) but with its own
  * audience, so a pairing token is never a delivery token nor the reverse.

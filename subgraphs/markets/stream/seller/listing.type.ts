@@ -1,4 +1,4 @@
-/** GraphQL types of stream listings (issue 10s). */
+/** GraphQL types of stream listings. */
 import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 import { StreamSigningKey } from "./seller.type.js";

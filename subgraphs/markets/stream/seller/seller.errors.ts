@@ -1,5 +1,5 @@
 /**
- * The stream marketplace's error codes, seller part (issue 10s): messages fixed per code; statuses in
+ * The stream marketplace's error codes, seller part: messages fixed per code; statuses in
  * rest-shim/errors/markets.ts ("Stream marketplace (seller)"), documented in docs/markets-errors.md.
  *
  * A StreamFormatError of the formats library (subgraphs/markets/stream/errors.ts) keeps its own code

@@ -1,5 +1,5 @@
 /**
- * Stream seller ingest operations (issue 10s; REST: rest-shim/routes/markets/stream/seller.routes.ts). Agent credentials are
+ * Stream seller ingest operations (REST: rest-shim/routes/markets/stream/seller.routes.ts). Agent credentials are
  * the `agentId` / `agentToken` arguments (the shim fills them from the x-machine-agent-* headers or the body).
  */
 import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";

@@ -1,4 +1,4 @@
-/** GraphQL types of the stream seller side (issue 10s): signing keys, policies, ingest receipts, chunks, buyer access. */
+/** GraphQL types of the stream seller side: signing keys, policies, ingest receipts, chunks, buyer access. */
 import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 
