@@ -1,6 +1,6 @@
 /**
  * The committed OpenAPI documents (docs/openapi/<listener>.json): valid OpenAPI 3.1 by a maintained validator, and
- * complete against the route and error tables they are generated from (test/e2e/openapi-replay.test.ts proves they
+ * complete against the route and error tables they are generated from (test/docs/consumer-docs.test.ts proves they
  * are current and that the platform answers as they say).
  */
 import { readFileSync } from "node:fs";
@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ROUTES } from "../../rest-shim/routes.js";
 import { OPENAPI_DIR, OPENAPI_LISTENERS } from "../../rest-shim/openapi/files.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
+import { resolveRef } from "../support/openapi.js";
 
 const documentOf = (listener: string) => JSON.parse(readFileSync(`${OPENAPI_DIR}/${listener}.json`, "utf8"));
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -36,7 +37,8 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     expect(operation["x-rate-limits"].map((limit: { name: string }) => limit.name)).toEqual(route.rateLimits);
     for (const limit of operation["x-rate-limits"]) expect(limit.limit).toBe(defaults.rateLimits[limit.name as keyof typeof defaults.rateLimits]);
     const pathParameters = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
-    expect(operation.parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name)).toEqual(pathParameters);
+    const parameters = operation.parameters.map((parameter: unknown) => resolveRef(document, parameter));
+    expect(parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name)).toEqual(pathParameters);
     if (route.rules.jsonBody) {
       expect(operation.requestBody.content["application/json"].schema["x-max-bytes"]).toBe(route.rules.jsonBody.limit);
     } else if (route.rules.octetBody) {
@@ -48,7 +50,7 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     // Every code of the family's table is documented under its status, with its exact envelope as the example.
     for (const code of route.errors.codes) {
       const prepared = route.errors.response(code);
-      const response = operation.responses[String(prepared.status)];
+      const response = resolveRef(document, operation.responses[String(prepared.status)]);
       expect(response, `${code} -> ${prepared.status}`).toBeDefined();
       const media = Object.values(response.content ?? {})[0] as { examples?: Record<string, { $ref?: string }> } | undefined;
       const ref = media?.examples?.[code]?.$ref;
