@@ -1,9 +1,11 @@
 /**
- * The committed OpenAPI documents (docs/openapi/<listener>.json): valid OpenAPI 3.1 by a maintained validator, and
+ * The committed OpenAPI documents (docs/openapi/<listener>.json): valid OpenAPI 3.1 by a maintained validator,
  * complete against the route and error tables they are generated from (test/docs/consumer-docs.test.ts proves they
- * are current and that the platform answers as they say).
+ * are current and that the platform answers as they say), and compact: what operations share is referenced from
+ * `components`, never repeated inline.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "../../rest-shim/routes.js";
@@ -15,6 +17,31 @@ const documentOf = (listener: string) => JSON.parse(readFileSync(`${OPENAPI_DIR}
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 const defaults = loadConfig({});
 
+/** The three documents together, in bytes: with each family's error table repeated per operation they were 3.2 MB. */
+const MAX_TOTAL_BYTES = 1_500_000;
+
+/** Sections of `components` whose entries an operation must reference rather than repeat. */
+const SHARED_SECTIONS = ["schemas", "responses", "parameters", "headers"] as const;
+
+/** Every object under `value` that is not a `$ref`, with its JSON-pointer-like location. */
+function* inlineObjects(value: unknown, at: string): Generator<[string, Record<string, unknown>]> {
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) yield* inlineObjects(item, `${at}/${index}`);
+    return;
+  }
+  if (typeof (value as { $ref?: unknown }).$ref === "string") return;
+  yield [at, value as Record<string, unknown>];
+  for (const [key, member] of Object.entries(value)) yield* inlineObjects(member, `${at}/${key}`);
+}
+
+describe("the committed documents together", () => {
+  it(`weigh under ${MAX_TOTAL_BYTES} bytes`, () => {
+    const total = OPENAPI_LISTENERS.reduce((sum, listener) => sum + statSync(`${OPENAPI_DIR}/${listener}.json`).size, 0);
+    expect(total).toBeLessThan(MAX_TOTAL_BYTES);
+  });
+});
+
 describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
   const document = documentOf(listener);
   const routes = ROUTES.filter((route) => route.area.listener === listener);
@@ -24,6 +51,25 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(document.openapi).toBe("3.1.0");
+  });
+
+  it("references its error responses from components and repeats no shared component inline", () => {
+    const sections = SHARED_SECTIONS.map((section) => [section, Object.entries<unknown>(document.components[section] ?? {})] as const);
+    // The error envelopes, error responses and common parameters exist as components (what the check below protects).
+    for (const section of ["schemas", "responses", "parameters"]) expect(Object.keys(document.components[section] ?? {}), section).not.toEqual([]);
+    for (const [path, item] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          if (Number(status) >= 400) expect(response.$ref, `${method} ${path} ${status}`).toMatch(/^#\/components\/responses\//);
+        }
+        for (const [at, node] of inlineObjects(operation, `${method} ${path}`)) {
+          for (const [section, entries] of sections) {
+            const equal = entries.find(([, component]) => isDeepStrictEqual(node, component));
+            expect(equal, `${at} repeats components/${section}/${equal?.[0]} inline`).toBeUndefined();
+          }
+        }
+      }
+    }
   });
 
   it("documents exactly the routes the listener serves", () => {
