@@ -19,6 +19,8 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), "openapi-"));
 const config = loadConfig({
   DATA_DIR: dataDir,
   HTTP_PORT: "0", MARKETS_PORT: "0", GRAPHQL_PORT: "0", ANVIL_PORT: "0", MCR2_PORT: "0", ALTCHAIN_RPC_PORT: "0", DEMO_PROVIDER_PORT: "0",
+  // No metrics listener: its fixed default port may be taken by a platform already running on this machine.
+  ADMIN_PORT: "off",
   LOG_LEVEL: "silent",
 });
 const platform = await startPlatform({ kind: "all" }, config, consoleLogger("silent"));

@@ -6,6 +6,10 @@
  * the HTTP rules it checks before reading a body (bearer token, Accept, JSON Content-Type, byte limit), its per-IP
  * limits, its success statuses and body shapes (its `respond` run on sample data shaped by the operation's selection
  * in the supergraph), and every status of its family's error table with each code's exact envelope as an example.
+ *
+ * What many routes share is written once under `components` and referenced: the envelope schemas, each code's
+ * example, the error responses (one per family and status), the response headers and the parameters that carry no
+ * per-route example. Inline, every markets operation would carry its family's whole error table again (megabytes).
  */
 import { createRequire } from "node:module";
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
@@ -38,14 +42,6 @@ const QUERY_PARAMETERS: Record<string, JsonSchema & { description: string }> = {
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 const parse = (body: Buffer) => (body.length === 0 ? null : JSON.parse(body.toString("utf8")));
 
-function headersOf(headers: Readonly<Record<string, string>>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(headers)
-      .filter(([name]) => name !== "content-type")
-      .map(([name, value]) => [name, { required: true, schema: { type: "string", const: value } }]),
-  );
-}
-
 interface ResponseGroup {
   /** Component names of the envelope schemas (one per family), or inline schemas (FastAPI's 422 lists). */
   schemas: JsonSchema[];
@@ -53,12 +49,50 @@ interface ResponseGroup {
   headers: Record<string, unknown>;
   examples: Record<string, unknown>;
   descriptions: string[];
+  /** What the route adds to its family's answers at this status (its 429, its own 422s): part of the component name. */
+  additions: string[];
 }
+
+type SharedSection = "headers" | "parameters" | "responses";
 
 /** Shared parts of one document: each family's envelope schema and each code's exact answer, referenced by routes. */
 class Components {
   readonly schemas: Record<string, JsonSchema> = {};
   readonly examples: Record<string, { summary?: string; value: unknown }> = {};
+  readonly headers: Record<string, unknown> = {};
+  readonly parameters: Record<string, unknown> = {};
+  readonly responses: Record<string, unknown> = {};
+  /** Serialised entries of the shared sections, to find an equal one without serialising it again. */
+  private readonly texts = new Map<string, string>();
+
+  /**
+   * A reference to `value` stored in `section` under `name`, or under `name.2`, `name.3`... when that name already
+   * holds something else: equal values share one entry, different ones never overwrite each other.
+   */
+  share(section: SharedSection, name: string, value: unknown): { $ref: string } {
+    const text = JSON.stringify(value);
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? name : `${name}.${n}`;
+      const key = `${section}/${candidate}`;
+      const existing = this.texts.get(key);
+      if (existing === undefined) {
+        this[section][candidate] = value;
+        this.texts.set(key, text);
+      } else if (existing !== text) {
+        continue;
+      }
+      return { $ref: `#/components/${key}` };
+    }
+  }
+
+  /** Response headers (all but Content-Type, which the media type states) as references to shared header objects. */
+  headersOf(headers: Readonly<Record<string, string>>): Record<string, unknown> {
+    return Object.fromEntries(
+      Object.entries(headers)
+        .filter(([name]) => name !== "content-type")
+        .map(([name, value]) => [name, this.share("headers", name, { required: true, schema: { type: "string", const: value } })]),
+    );
+  }
 
   /** Records a prepared error answer; returns references to its envelope schema and example. */
   add(family: string, name: string, response: PreparedResponse, summary?: string): { schema: JsonSchema; example: JsonSchema } {
@@ -74,18 +108,27 @@ class Components {
 
 function group(groups: Map<number, ResponseGroup>, status: number): ResponseGroup {
   let found = groups.get(status);
-  if (!found) groups.set(status, (found = { schemas: [], headers: {}, examples: {}, descriptions: [] }));
+  if (!found) groups.set(status, (found = { schemas: [], headers: {}, examples: {}, descriptions: [], additions: [] }));
   return found;
 }
 
-function addPrepared(groups: Map<number, ResponseGroup>, components: Components, family: string, response: PreparedResponse, name: string, summary?: string): void {
+function addPrepared(
+  groups: Map<number, ResponseGroup>,
+  components: Components,
+  family: string,
+  response: PreparedResponse,
+  name: string,
+  summary?: string,
+  addition?: string,
+): void {
   const target = group(groups, response.status);
   const refs = components.add(family, name, response, summary);
   if (!target.schemas.some((schema) => schema.$ref === refs.schema.$ref)) target.schemas.push(refs.schema);
   target.contentType ??= response.headers["content-type"] ?? "application/json";
-  Object.assign(target.headers, headersOf(response.headers));
+  Object.assign(target.headers, components.headersOf(response.headers));
   target.examples[name] ??= refs.example;
   if (!target.descriptions.includes(name)) target.descriptions.push(name);
+  if (addition && !target.additions.includes(addition)) target.additions.push(addition);
 }
 
 function errorResponses(route: RouteDefinition, config: PlatformConfig, components: Components, junk: Map<number, unknown[]>): Map<number, ResponseGroup> {
@@ -97,7 +140,7 @@ function errorResponses(route: RouteDefinition, config: PlatformConfig, componen
   if (route.rateLimits.length > 0) {
     const limited = route.area.rateLimited(config.rateLimits[route.rateLimits[0]!], config.rateLimits.windowMs);
     const limits = route.rateLimits.map((name) => `${name} ${config.rateLimits[name]}`).join(", ");
-    addPrepared(groups, components, areaFamily, limited, `RATE_LIMITED_${route.rateLimits[0]}`, `Per-IP limits per ${config.rateLimits.windowMs} ms: ${limits}`);
+    addPrepared(groups, components, areaFamily, limited, `RATE_LIMITED_${route.rateLimits[0]}`, `Per-IP limits per ${config.rateLimits.windowMs} ms: ${limits}`, "limited");
   }
   for (const [status, bodies] of junk) {
     const target = group(groups, status);
@@ -107,6 +150,7 @@ function errorResponses(route: RouteDefinition, config: PlatformConfig, componen
       target.examples[`VALIDATION_${index + 1}`] = { summary: "A parameter that fails validation", value: body };
     });
     if (!target.descriptions.includes("request validation")) target.descriptions.push("request validation");
+    if (!target.additions.includes("validation")) target.additions.push("validation");
   }
   return groups;
 }
@@ -121,13 +165,19 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
     schema: { type: "string", maxLength: 100 },
     example: value,
   }));
+  // Path parameters stay inline: each carries its route's example value. So does a query parameter with one.
   for (const name of inputs.query) {
     const { description, ...schema } = QUERY_PARAMETERS[name] ?? { type: "string", description: "Filter." };
-    parameters.push({ name, in: "query", required: false, description, schema, ...(example.query[name] ? { example: example.query[name] } : {}) });
+    const parameter = { name, in: "query", required: false, description, schema };
+    const value = example.query[name];
+    parameters.push(value ? { ...parameter, example: value } : components.share("parameters", `query.${name}`, parameter));
   }
-  for (const name of inputs.headers) parameters.push({ name, in: "header", required: false, schema: { type: "string" } });
+  for (const name of inputs.headers) {
+    parameters.push(components.share("parameters", `header.${name}`, { name, in: "header", required: false, schema: { type: "string" } }));
+  }
   if (route.rules.acceptJson) {
-    parameters.push({ name: "Accept", in: "header", required: false, description: "Must admit application/json (else 406).", schema: { type: "string" }, example: "application/json" });
+    const accept = { name: "Accept", in: "header", required: false, description: "Must admit application/json (else 406).", schema: { type: "string" }, example: "application/json" };
+    parameters.push(components.share("parameters", "header.Accept", accept));
   }
 
   const responses: Record<string, unknown> = {};
@@ -136,20 +186,21 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
   for (const [status, answer] of success) {
     responses[status] = {
       description: answer.empty ? "Success, no body." : "Success.",
-      headers: headersOf(route.errors.headers),
+      headers: components.headersOf(route.errors.headers),
       ...(answer.empty ? {} : { content: { [route.errors.headers["content-type"] ?? "application/json"]: { schema: answer.schema ?? {} } } }),
     };
   }
   const errors = errorResponses(route, config, components, probeJunkAnswers(route, inputs));
+  // One shared response per family and status; a route that adds answers of its own there shares one per variant.
   for (const [status, group] of [...errors].sort(([a], [b]) => a - b)) {
     if (responses[String(status)]) continue;
-    responses[String(status)] = {
+    responses[String(status)] = components.share("responses", [route.errors.family, status, ...group.additions].join("."), {
       description: `Codes: ${group.descriptions.join(", ")}.`,
       headers: group.headers,
       content: {
         [group.contentType!]: { schema: group.schemas.length === 1 ? group.schemas[0] : { anyOf: group.schemas }, examples: group.examples },
       },
-    };
+    });
   }
 
   const operation: Record<string, unknown> = {
@@ -215,6 +266,9 @@ export function buildOpenApiDocument(
     components: {
       schemas: components.schemas,
       examples: components.examples,
+      headers: components.headers,
+      parameters: components.parameters,
+      responses: components.responses,
       securitySchemes: { onboardingToken: { type: "http", scheme: "bearer", description: "An onboarding token (ONBOARDING_TOKENS)." } },
     },
   };

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPENAPI_LISTENERS, openApiDocuments } from "../../rest-shim/openapi/files.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { send } from "../support/http.js";
+import { resolveRef } from "../support/openapi.js";
 import { startIsolatedPlatform, type IsolatedPlatform } from "../support/platform.js";
 
 let p: IsolatedPlatform;
@@ -28,8 +29,8 @@ interface Parameter {
 }
 
 /** The example request a documented operation carries, as a URL, headers and body. */
-function exampleOf(path: string, operation: any, onboardingToken: string | undefined) {
-  const parameters: Parameter[] = operation.parameters;
+function exampleOf(document: any, path: string, operation: any, onboardingToken: string | undefined) {
+  const parameters: Parameter[] = operation.parameters.map((parameter: unknown) => resolveRef(document, parameter));
   let url = path;
   const query = new URLSearchParams();
   for (const parameter of parameters) {
@@ -72,12 +73,13 @@ describe.each(OPENAPI_LISTENERS)("the %s listener", (listener) => {
     const answered: string[] = [];
     for (const [path, item] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
-        const request = exampleOf(path, operation, p.demo.onboardingToken);
+        const request = exampleOf(document, path, operation, p.demo.onboardingToken);
         const answer = await send(`${baseOf(listener)}${request.url}`, { method: method.toUpperCase(), headers: request.headers, body: request.body });
         const name = `${method.toUpperCase()} ${request.url} -> ${answer.status} ${answer.text.slice(0, 200)}`;
-        const response = operation.responses[String(answer.status)] ?? operation.responses[`${String(answer.status)[0]}XX`];
+        const response = resolveRef(document, operation.responses[String(answer.status)] ?? operation.responses[`${String(answer.status)[0]}XX`]);
         expect(response, `undocumented status: ${name}`).toBeDefined();
-        for (const [header, spec] of Object.entries<any>(response.headers ?? {})) {
+        for (const [header, reference] of Object.entries<any>(response.headers ?? {})) {
+          const spec = resolveRef(document, reference);
           if (spec.required) expect(answer.headers[header], `${header}: ${name}`).toBe(spec.schema.const);
         }
         const media = response.content ? Object.entries<any>(response.content)[0] : undefined;

@@ -1,18 +1,46 @@
 /**
- * The committed OpenAPI documents (docs/openapi/<listener>.json): valid OpenAPI 3.1 by a maintained validator, and
- * complete against the route and error tables they are generated from (test/e2e/openapi-replay.test.ts proves they
- * are current and that the platform answers as they say).
+ * The committed OpenAPI documents (docs/openapi/<listener>.json): valid OpenAPI 3.1 by a maintained validator,
+ * complete against the route and error tables they are generated from (test/docs/consumer-docs.test.ts proves they
+ * are current and that the platform answers as they say), and compact: what operations share is referenced from
+ * `components`, never repeated inline.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "../../rest-shim/routes.js";
 import { OPENAPI_DIR, OPENAPI_LISTENERS } from "../../rest-shim/openapi/files.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
+import { resolveRef } from "../support/openapi.js";
 
 const documentOf = (listener: string) => JSON.parse(readFileSync(`${OPENAPI_DIR}/${listener}.json`, "utf8"));
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 const defaults = loadConfig({});
+
+/** The three documents together, in bytes: with each family's error table repeated per operation they were 3.2 MB. */
+const MAX_TOTAL_BYTES = 1_500_000;
+
+/** Sections of `components` whose entries an operation must reference rather than repeat. */
+const SHARED_SECTIONS = ["schemas", "responses", "parameters", "headers"] as const;
+
+/** Every object under `value` that is not a `$ref`, with its JSON-pointer-like location. */
+function* inlineObjects(value: unknown, at: string): Generator<[string, Record<string, unknown>]> {
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) yield* inlineObjects(item, `${at}/${index}`);
+    return;
+  }
+  if (typeof (value as { $ref?: unknown }).$ref === "string") return;
+  yield [at, value as Record<string, unknown>];
+  for (const [key, member] of Object.entries(value)) yield* inlineObjects(member, `${at}/${key}`);
+}
+
+describe("the committed documents together", () => {
+  it(`weigh under ${MAX_TOTAL_BYTES} bytes`, () => {
+    const total = OPENAPI_LISTENERS.reduce((sum, listener) => sum + statSync(`${OPENAPI_DIR}/${listener}.json`).size, 0);
+    expect(total).toBeLessThan(MAX_TOTAL_BYTES);
+  });
+});
 
 describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
   const document = documentOf(listener);
@@ -23,6 +51,25 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(document.openapi).toBe("3.1.0");
+  });
+
+  it("references its error responses from components and repeats no shared component inline", () => {
+    const sections = SHARED_SECTIONS.map((section) => [section, Object.entries<unknown>(document.components[section] ?? {})] as const);
+    // The error envelopes, error responses and common parameters exist as components (what the check below protects).
+    for (const section of ["schemas", "responses", "parameters"]) expect(Object.keys(document.components[section] ?? {}), section).not.toEqual([]);
+    for (const [path, item] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          if (Number(status) >= 400) expect(response.$ref, `${method} ${path} ${status}`).toMatch(/^#\/components\/responses\//);
+        }
+        for (const [at, node] of inlineObjects(operation, `${method} ${path}`)) {
+          for (const [section, entries] of sections) {
+            const equal = entries.find(([, component]) => isDeepStrictEqual(node, component));
+            expect(equal, `${at} repeats components/${section}/${equal?.[0]} inline`).toBeUndefined();
+          }
+        }
+      }
+    }
   });
 
   it("documents exactly the routes the listener serves", () => {
@@ -36,7 +83,8 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     expect(operation["x-rate-limits"].map((limit: { name: string }) => limit.name)).toEqual(route.rateLimits);
     for (const limit of operation["x-rate-limits"]) expect(limit.limit).toBe(defaults.rateLimits[limit.name as keyof typeof defaults.rateLimits]);
     const pathParameters = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
-    expect(operation.parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name)).toEqual(pathParameters);
+    const parameters = operation.parameters.map((parameter: unknown) => resolveRef(document, parameter));
+    expect(parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name)).toEqual(pathParameters);
     if (route.rules.jsonBody) {
       expect(operation.requestBody.content["application/json"].schema["x-max-bytes"]).toBe(route.rules.jsonBody.limit);
     } else if (route.rules.octetBody) {
@@ -48,7 +96,7 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     // Every code of the family's table is documented under its status, with its exact envelope as the example.
     for (const code of route.errors.codes) {
       const prepared = route.errors.response(code);
-      const response = operation.responses[String(prepared.status)];
+      const response = resolveRef(document, operation.responses[String(prepared.status)]);
       expect(response, `${code} -> ${prepared.status}`).toBeDefined();
       const media = Object.values(response.content ?? {})[0] as { examples?: Record<string, { $ref?: string }> } | undefined;
       const ref = media?.examples?.[code]?.$ref;
