@@ -18,7 +18,9 @@
 import { systemClock } from "../shared/clock.js";
 import { DomainError } from "../shared/errors.js";
 import type { BackgroundJob, BuiltSubgraph, SubgraphRuntime } from "../shared/runtime.js";
+import { MachineGuard } from "./common/machine.guard.js";
 import { MarketsStore } from "./common/store.js";
+import { IdentityResolver } from "./machines/identity/identity.resolution.js";
 import type { MarketsDeps } from "./deps.js";
 import { buildMachineServices, type MachineServices } from "./machines/index.js";
 import { MarketsMachineRepository } from "./machines/machine.repository.js";
@@ -44,9 +46,11 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const { db, log, config } = runtime;
   const settings = config.markets;
   const clock = runtime.clock ?? systemClock;
-  const store = new MarketsStore(db, log);
-  const machines = buildMachineServices(runtime, store, clock);
+  const identity = new IdentityResolver(runtime.chain);
+  const store = new MarketsStore(db, log, new MachineGuard(identity));
+  const machines = buildMachineServices(runtime, store, identity, clock);
   const work = await buildWorkServices(runtime, clock, {
+    store,
     endpoints: (machineId, providerKey) => liveEndpoint(() => machines.runtimeEndpoints.resolveForExecution(db.prisma, machineId, providerKey)),
   });
   const orders = buildOrderServices(runtime, store, work, clock);

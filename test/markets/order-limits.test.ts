@@ -46,9 +46,9 @@ describe("the daily limit under 50 parallel orders", () => {
         connectTimeoutMs: p.config.connectTimeoutMs,
       });
       const s = marketsServices(p);
-      const store = new MarketsStore(db, () => {});
+      const store = new MarketsStore(db, () => {}, s.store.guard);
       const pairings = new PairingService(store, s.pairings.tokens, s.pairings.settings, systemClock);
-      second = { db, orders: new OrderService(store, pairings, s.catalogue, machineCheckOn(db.prisma), systemClock) };
+      second = { db, orders: new OrderService(store, pairings, s.catalogue, machineCheckOn(store), systemClock) };
     }
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { OutboundClient } from "../../subgraphs/shared/net/outbound.js";
 import type { SubgraphRuntime } from "../../subgraphs/shared/runtime.js";
 import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work/index.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
-import { seedMarketMachine } from "../support/markets.js";
+import { seedMarketMachine, seededStore } from "../support/markets.js";
 
 describe.each(databaseTargets())("quote TTL on %s", (target) => {
   const testDb = withTestDatabase(target);
@@ -18,7 +18,7 @@ describe.each(databaseTargets())("quote TTL on %s", (target) => {
 
   beforeAll(async () => {
     const runtime = { config: loadConfig({ MARKETS_QUOTE_TTL_SECONDS: "30" }), db: testDb.db, outbound: new OutboundClient(), log: () => {} } as unknown as SubgraphRuntime;
-    services = await buildWorkServices(runtime, { now: () => now }, { endpoints: async () => null });
+    services = await buildWorkServices(runtime, { now: () => now }, { store: seededStore(testDb.db), endpoints: async () => null });
     machine = (await seedMarketMachine(testDb.db)).id;
   });
 

@@ -15,7 +15,7 @@ import { DEMO_PROVIDER_TOKEN, startDemoProvider, type DemoProvider } from "../..
 import type { ExecutionEndpoint } from "../../subgraphs/markets/work/task.executor.js";
 import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work/index.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
-import { seedMarketMachine } from "../support/markets.js";
+import { seedMarketMachine, seededStore } from "../support/markets.js";
 
 describe.each(databaseTargets())("native execution on %s", (target) => {
   const testDb = withTestDatabase(target);
@@ -38,6 +38,7 @@ describe.each(databaseTargets())("native execution on %s", (target) => {
       log: () => {},
     } as unknown as SubgraphRuntime;
     services = await buildWorkServices(runtime, { now: () => Date.now() }, {
+      store: seededStore(runtime.db),
       endpoints: async (machineId, providerKey) => endpoints.get(`${machineId}/${providerKey}`) ?? null,
     });
   });

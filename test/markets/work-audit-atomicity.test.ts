@@ -10,7 +10,7 @@ import type { SubgraphRuntime } from "../../subgraphs/shared/runtime.js";
 import { auditWriter } from "../../subgraphs/markets/common/support.js";
 import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work/index.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
-import { seedMarketMachine } from "../support/markets.js";
+import { seedMarketMachine, seededStore } from "../support/markets.js";
 
 class InjectedFailure extends Error {}
 
@@ -25,8 +25,9 @@ describe.each(databaseTargets())("audit events commit with their change on %s", 
   beforeAll(async () => {
     const runtime = { config: loadConfig({}), db: testDb.db, outbound: new OutboundClient(), log: () => {} } as unknown as SubgraphRuntime;
     const real = auditWriter(clock);
-    healthy = await buildWorkServices(runtime, clock, { endpoints: async () => null });
+    healthy = await buildWorkServices(runtime, clock, { store: seededStore(testDb.db), endpoints: async () => null });
     failing = await buildWorkServices(runtime, clock, {
+      store: seededStore(testDb.db),
       endpoints: async () => null,
       audit: async (tx, event) => {
         await real(tx, event);

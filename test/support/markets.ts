@@ -7,6 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Database } from "../../subgraphs/shared/db/index.js";
+import { MachineGuard, type IdentityVerdicts } from "../../subgraphs/markets/common/machine.guard.js";
+import { MarketsStore } from "../../subgraphs/markets/common/store.js";
 
 export interface MarketsResponse {
   status: number;
@@ -64,4 +66,20 @@ export async function seedMarketMachine(
     },
   });
   return { id };
+}
+
+/**
+ * The chain's answer for the identities `seedMarketMachine` invents, in suites that run the markets services on a
+ * database alone: they hold while the suite says so. The chain side of global rule 1 (a controller change stopping a
+ * machine) is proven against the embedded chain by the machine-guard and machine-session suites.
+ */
+export const seededIdentities = { holds: true };
+const SEEDED_VERDICTS: IdentityVerdicts = {
+  controls: async () => seededIdentities.holds,
+  resolves: async () => seededIdentities.holds,
+};
+
+/** A markets store over `db` whose guard reads seeded identities (database-only suites). */
+export function seededStore(db: Database): MarketsStore {
+  return new MarketsStore(db, () => {}, new MachineGuard(SEEDED_VERDICTS));
 }

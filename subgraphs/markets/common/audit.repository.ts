@@ -10,7 +10,7 @@ export type MarketsTx = Prisma.TransactionClient;
 
 /** Who made the change (public notes 2.5): the platform API, a paired agent, a machine-side agent, or the system. */
 export interface AuditActor {
-  type: "platform" | "agent" | "machine-agent" | "system";
+  type: "platform" | "machine" | "agent" | "machine-agent" | "system";
   id?: string | null;
 }
 
@@ -18,6 +18,8 @@ export interface AuditActor {
 export type AuditKind =
   | "machine.created"
   | "machine.updated"
+  | "machine.session-created"
+  | "machine.session-revoked"
   | "runtime-endpoint.upserted"
   | "runtime-endpoint.deleted"
   | "machine-agent.enrolled"

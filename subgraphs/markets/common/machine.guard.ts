@@ -2,11 +2,17 @@
  * Global rule 1 of document 3, in one place: every operation that names a machine (path, body or `machineId` query)
  * requires the machine to exist, be identity-verified and be active. Policy and audit-event operations skip it.
  *
- * Order: unknown machine -> NOT_FOUND; not identity-verified (no proof, or its identity no longer resolves) ->
- * MACHINE_NOT_ACTIVATED; verified but status other than `active` -> MACHINE_NOT_ACTIVE.
+ * Order: unknown machine -> NOT_FOUND; not identity-verified -> MACHINE_NOT_ACTIVATED; verified but status other than
+ * `active` -> MACHINE_NOT_ACTIVE.
  *
- * Call it inside the transaction of the change it guards, so the check and the write see one snapshot; the row is
- * returned for callers that need its fields.
+ * Identity-verified follows the chain: the record was verified by its last write, and the stored proof's signer still
+ * controls the identity at the chain's pinned block (with verification off, a record without a proof needs its
+ * identity to resolve there). The chain's answer is kept per block (machines/identity/identity.resolution.ts), so a
+ * guarded request costs a map lookup until the next block; a controller change on chain stops the machine on every
+ * guarded route as soon as the reader pins the block that made it.
+ *
+ * Call `require` inside the transaction of the change it guards, so the check and the write see one snapshot; the
+ * row is returned for callers that need its fields.
  */
 import type { MarketMachine } from "../../shared/db/generated/client.js";
 import type { MarketsTx } from "./audit.repository.js";
@@ -15,13 +21,38 @@ import { MarketsErrors } from "./errors.js";
 /** Market machine IDs are `mach_` + 24 hex characters; anything else cannot name a machine. */
 export const MARKET_MACHINE_ID = /^mach_[0-9a-f]{24}$/;
 
-export async function requireActiveMachine(tx: MarketsTx, marketMachineId: string): Promise<MarketMachine> {
-  if (!MARKET_MACHINE_ID.test(marketMachineId)) throw MarketsErrors.notFound();
-  const machine = await tx.marketMachine.findUnique({ where: { id: marketMachineId } });
-  return assertActive(machine);
+/** What the chain says about an identity at the pinned block (kept per block by the implementation). */
+export interface IdentityVerdicts {
+  /** Does `signerAddress` control the identity of `onChainMachineId`? False when it no longer resolves. */
+  controls(onChainMachineId: string, signerAddress: string): Promise<boolean>;
+  /** Does the identity of `onChainMachineId` resolve (verification off, a record without a proof)? */
+  resolves(onChainMachineId: string): Promise<boolean>;
 }
 
-/** The rule on a row already read (a read route that re-verified the identity first passes the verdict in). */
+/** The fields of a machine row the verdict reads. */
+export type IdentityFields = Pick<MarketMachine, "identityVerified" | "onChainMachineId" | "identityProof">;
+
+export class MachineGuard {
+  constructor(private readonly verdicts: IdentityVerdicts) {}
+
+  /** Rule 1 for `marketMachineId`, read in `tx`. */
+  async require(tx: MarketsTx, marketMachineId: string): Promise<MarketMachine> {
+    if (!MARKET_MACHINE_ID.test(marketMachineId)) throw MarketsErrors.notFound();
+    const machine = await tx.marketMachine.findUnique({ where: { id: marketMachineId } });
+    if (!machine) throw MarketsErrors.notFound();
+    return assertActive(machine, await this.identityHolds(machine));
+  }
+
+  /** Is the machine identity-verified now: its last write's verdict, and the chain at the pinned block? */
+  async identityHolds(machine: IdentityFields): Promise<boolean> {
+    if (!machine.identityVerified || machine.onChainMachineId === null) return false;
+    const signer = (machine.identityProof as { signerAddress?: unknown } | null)?.signerAddress;
+    if (typeof signer === "string") return this.verdicts.controls(machine.onChainMachineId, signer);
+    return this.verdicts.resolves(machine.onChainMachineId);
+  }
+}
+
+/** The rule on a row already read, with the identity verdict already taken. */
 export function assertActive<T extends { identityVerified: boolean; status: string }>(machine: T | null, identityResolves = true): T {
   if (!machine) throw MarketsErrors.notFound();
   if (!machine.identityVerified || !identityResolves) throw MarketsErrors.machineNotActivated();

@@ -7,6 +7,8 @@ import { inStore } from "../../shared/db/in-store.js";
 import { prismaStatement, type SqlStatement } from "../../shared/db/sql-session.js";
 import type { MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
+import type { MachineGuard } from "./machine.guard.js";
+import type { MarketMachine } from "../../shared/db/generated/client.js";
 
 export class MarketsStore {
   /**
@@ -18,7 +20,14 @@ export class MarketsStore {
   constructor(
     readonly db: Database,
     private readonly log: (error: unknown) => void,
+    /** Global rule 1 (machine.guard.ts), for every family's writes and guarded reads. */
+    readonly guard: MachineGuard,
   ) {}
+
+  /** Global rule 1 for `machineId`, read with `tx` (a transaction, or the client for a guarded read). */
+  requireActiveMachine(tx: MarketsTx, machineId: string): Promise<MarketMachine> {
+    return this.guard.require(tx, machineId);
+  }
 
   /** A read outside any transaction. */
   read<T>(step: (prisma: Database["prisma"]) => Promise<T>): Promise<T> {

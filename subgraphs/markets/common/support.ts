@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "../../shared/clock.js";
 import { recordAuditEvent, type MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
-import { requireActiveMachine } from "./machine.guard.js";
+import type { MarketsStore } from "./store.js";
 import { decodeCursor as decodePosition, encodeCursor as encodePosition, pageRequest } from "./pagination.js";
 
 export type Tx = MarketsTx;
@@ -117,9 +117,9 @@ export type AuditWriter = (tx: Tx, event: WorkAuditEvent) => Promise<unknown>;
 /** Global rule 1: the machine must be active and identity-verified (MACHINE_NOT_ACTIVE / MACHINE_NOT_ACTIVATED). */
 export type MachineCheck = (machineId: string) => Promise<unknown>;
 
-/** The machine check of common/machine.guard.ts on the database's own client. */
-export function machineCheckOn(client: Tx): MachineCheck {
-  return (machineId) => requireActiveMachine(client, machineId);
+/** Global rule 1 (common/machine.guard.ts) through the store's guard, read on the database's own client. */
+export function machineCheckOn(store: MarketsStore): MachineCheck {
+  return (machineId) => store.requireActiveMachine(store.db.prisma, machineId);
 }
 
 /** The audit writer of common/audit.repository.ts: entity, before and after go into the event's `data`. */

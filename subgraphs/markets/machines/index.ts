@@ -7,8 +7,12 @@ import type { Clock } from "../../shared/clock.js";
 import { SecretBox } from "../../shared/crypto/secret-box.js";
 import type { SubgraphRuntime } from "../../shared/runtime.js";
 import type { MarketsStore } from "../common/store.js";
-import { IdentityChallengeService } from "./identity-challenge.service.js";
-import { IdentityResolver } from "./identity.resolution.js";
+import { pairingSecrets } from "../orders/pairing.token.js";
+import { IdentityChallengeService } from "./identity/identity-challenge.service.js";
+import { MachineSessionResolver } from "./identity/machine-session.resolver.js";
+import { MachineSessionService } from "./identity/machine-session.service.js";
+import { MachineSessionTokens } from "./identity/machine-session.token.js";
+import { IdentityResolver } from "./identity/identity.resolution.js";
 import { MachineAgentRepository } from "./machine-agent.repository.js";
 // Resolvers in registration order (the order of fields in the printed SDL).
 import { MarketsMachineResolver } from "./machine.resolver.js";
@@ -23,19 +27,25 @@ import { RuntimeEndpointService } from "./runtime-endpoint.service.js";
 
 export interface MachineServices {
   identityChallenges: IdentityChallengeService;
+  /** Machine sessions: `authorize(token, machineId)` is the machine's authority for its writes. */
+  machineSessions: MachineSessionService;
   marketMachines: MarketMachineService;
   /** Runtime endpoints; `resolveForExecution(tx, machineId, providerKey)` gives the task executor URL and credentials. */
   runtimeEndpoints: RuntimeEndpointService;
   machineAgents: MachineAgentService;
 }
 
-export const MACHINE_RESOLVERS = [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver] as const;
+export const MACHINE_RESOLVERS = [MarketsMachineResolver, MarketMachineResolver, RuntimeEndpointResolver, MachineAgentResolver, MachineSessionResolver] as const;
 
-export function buildMachineServices(runtime: SubgraphRuntime, store: MarketsStore, clock: Clock): MachineServices {
+/**
+ * `identity` is the subgraph's one identity resolver: the store's guard (global rule 1) reads the same per-block
+ * answers the machine records and sessions do.
+ */
+export function buildMachineServices(runtime: SubgraphRuntime, store: MarketsStore, identity: IdentityResolver, clock: Clock): MachineServices {
   const settings = runtime.config.markets;
   const identityChallenges = new IdentityChallengeService(
     store,
-    new IdentityResolver(runtime.chain),
+    identity,
     runtime.config.namespace.didMethod,
     settings.identityChallengeTtlSeconds,
     clock,
@@ -56,5 +66,12 @@ export function buildMachineServices(runtime: SubgraphRuntime, store: MarketsSto
     { maxLeaseSeconds: settings.maxLeaseSeconds, maxEndpoints: settings.maxHeartbeatEndpoints },
     clock,
   );
-  return { identityChallenges, marketMachines, runtimeEndpoints, machineAgents };
+  // The same secrets as the pairing and delivery tokens; the audience keeps the kinds apart.
+  const sessionTokens = new MachineSessionTokens(
+    pairingSecrets(settings.pairingJwtSecrets, runtime.config.dataDir),
+    runtime.config.namespace.didMethod,
+    settings.machineSessionTtlSeconds,
+  );
+  const machineSessions = new MachineSessionService(store, identityChallenges, sessionTokens, settings.identityVerification, clock);
+  return { identityChallenges, machineSessions, marketMachines, runtimeEndpoints, machineAgents };
 }

@@ -10,7 +10,7 @@ import type { Clock } from "../../shared/clock.js";
 import type { MarketMachineAgent as AgentRow } from "../../shared/db/generated/client.js";
 import { recordAuditEvent, type AuditActor } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import { assertActive, requireActiveMachine } from "../common/machine.guard.js";
+import { assertActive } from "../common/machine.guard.js";
 import type { HeartbeatReport, MachineAgentRepository } from "./machine-agent.repository.js";
 import {
   MachineAgentStatus,
@@ -70,7 +70,7 @@ export class MachineAgentService {
     const agentToken = `mat_${randomBytes(32).toString("base64url")}`;
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const created = await tx.marketMachineAgent.create({
         data: {
           id: `magt_${randomBytes(12).toString("hex")}`,
@@ -100,7 +100,7 @@ export class MachineAgentService {
     const page = pageRequest(limit, cursor, 2);
     const keyset = createdAtKeyset(page);
     const rows = await this.store.read(async (prisma) => {
-      if (guard) await requireActiveMachine(prisma, machineId);
+      if (guard) await this.store.requireActiveMachine(prisma, machineId);
       return prisma.marketMachineAgent.findMany({
         where: { machineId, ...keyset.where },
         orderBy: keyset.orderBy,
@@ -115,7 +115,7 @@ export class MachineAgentService {
   async revoke(machineId: string, agentId: string, actor: AuditActor = PLATFORM): Promise<MachineAgent> {
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const agent = AGENT_ID.test(agentId) ? await tx.marketMachineAgent.findUnique({ where: { id: agentId } }) : null;
       if (!agent || agent.machineId !== machineId) throw MarketsErrors.notFound();
       if (agent.status === "revoked") return agent;

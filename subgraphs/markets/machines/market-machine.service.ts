@@ -16,7 +16,7 @@ import type { IdentityVerificationMode } from "../../shared/config/markets.js";
 import { isUniqueViolation } from "../../shared/db/index.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import type { IdentityChallengeService, VerifiedProof } from "./identity-challenge.service.js";
+import type { IdentityChallengeService, VerifiedProof } from "./identity/identity-challenge.service.js";
 import { MARKET_MACHINE_ID } from "../common/machine.guard.js";
 import { toMarketMachine, type MarketMachineRepository, type MarketMachineRow } from "./market-machine.repository.js";
 import {

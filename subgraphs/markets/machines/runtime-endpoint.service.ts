@@ -13,7 +13,6 @@ import type { Clock } from "../../shared/clock.js";
 import type { SecretBox } from "../../shared/crypto/secret-box.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import { requireActiveMachine } from "../common/machine.guard.js";
 import { pageOf, pageRequest } from "../common/pagination.js";
 import type { EndpointValues, RuntimeEndpointRepository, RuntimeEndpointRow } from "./runtime-endpoint.repository.js";
 import {
@@ -143,7 +142,7 @@ export class RuntimeEndpointService {
   async list(machineId: string, limit: number | null | undefined, cursor: string | null | undefined, guard = true): Promise<RuntimeEndpointPage> {
     const page = pageRequest(limit, cursor, 1);
     const rows = await this.store.read(async (prisma) => {
-      if (guard) await requireActiveMachine(prisma, machineId);
+      if (guard) await this.store.requireActiveMachine(prisma, machineId);
       return this.endpoints.list(prisma, machineId, page.after?.[0] ?? null, page.limit + 1);
     });
     const { items, nextCursor } = pageOf(rows, page.limit, (row) => [row.providerKey]);
@@ -152,7 +151,7 @@ export class RuntimeEndpointService {
 
   async read(machineId: string, rawProviderKey: string): Promise<RuntimeEndpoint> {
     const row = await this.store.read(async (prisma) => {
-      await requireActiveMachine(prisma, machineId);
+      await this.store.requireActiveMachine(prisma, machineId);
       return this.endpoints.find(prisma, machineId, providerKeyOf(rawProviderKey));
     });
     if (!row) throw MarketsErrors.notFound();
@@ -163,7 +162,7 @@ export class RuntimeEndpointService {
   async upsert(machineId: string, rawProviderKey: string, input: RuntimeEndpointInput, actor: AuditActor = PLATFORM): Promise<RuntimeEndpointUpsert> {
     const now = new Date(this.clock.now());
     const result = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const providerKey = providerKeyOf(rawProviderKey);
       const outcome = await this.endpoints.upsert(tx, machineId, providerKey, this.values(machineId, providerKey, input, "manual"), now);
       await recordAuditEvent(tx, {
@@ -181,7 +180,7 @@ export class RuntimeEndpointService {
   async delete(machineId: string, rawProviderKey: string, actor: AuditActor = PLATFORM): Promise<boolean> {
     const now = new Date(this.clock.now());
     return this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const providerKey = providerKeyOf(rawProviderKey);
       if (!(await this.endpoints.delete(tx, machineId, providerKey))) throw MarketsErrors.notFound();
       await recordAuditEvent(tx, { kind: "runtime-endpoint.deleted", machineId, actor, occurredAt: now, data: { providerKey } });

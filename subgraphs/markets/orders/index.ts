@@ -54,7 +54,7 @@ export function buildOrderServices(runtime: SubgraphRuntime, store: MarketsStore
     { verification: settings.pairingVerification, challengeTtlSeconds: settings.pairingChallengeTtlSeconds, namespace },
     clock,
   );
-  const orders = new OrderService(store, pairings, work.catalogue, machineCheckOn(db.prisma), clock);
+  const orders = new OrderService(store, pairings, work.catalogue, machineCheckOn(store), clock);
   const paymentChain = new PaymentChain({
     chainId: config.chain.chainId,
     reader: runtime.chain,

@@ -14,7 +14,6 @@ import type { Clock } from "../../shared/clock.js";
 import { recordAuditEvent } from "../common/audit.repository.js";
 import type { CatalogueService, ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
-import { requireActiveMachine } from "../common/machine.guard.js";
 import type { OrderStatus } from "./order.states.js";
 import { lockOrder, transitionOrder, withinDailyLimit, type OrderRow } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
@@ -85,7 +84,7 @@ export class OrderService {
     await this.pairings.precheck(token);
     return this.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
-      await requireActiveMachine(tx, order.machineId);
+      await this.store.requireActiveMachine(tx, order.machineId);
       const session = await this.pairings.authenticate(tx, token, order.machineId);
       if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
       return work(tx, order, session);
@@ -112,7 +111,7 @@ export class OrderService {
     const currency = quote.pricing.currency;
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const session = await this.pairings.authenticate(tx, token, machineId);
       checkLists(session.policy, service.skillKey, service.id);
       checkAmount(session.policy, amount, currency);

@@ -8,7 +8,7 @@
  */
 import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import { recoverSigner } from "../machines/identity.resolution.js";
+import { recoverSigner } from "../machines/identity/identity.resolution.js";
 import type { AgentProofInput } from "./pairing.type.js";
 
 const CHALLENGE_ID = /^apc_[0-9a-f]{24}$/;

@@ -22,7 +22,6 @@ import type { MarketAgentPairing as PairingRow } from "../../shared/db/generated
 import { DomainError } from "../../shared/errors.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import { requireActiveMachine } from "../common/machine.guard.js";
 import { OPEN_ORDER_STATUSES } from "./order.states.js";
 import { pageRequest, createdAtKeyset, createdAtPage } from "../common/pagination.js";
 import { normalizePolicy, policyHash, type DelegationPolicy } from "./pairing.policy.js";
@@ -88,7 +87,7 @@ export class PairingService {
       `Expiration Time: ${expiresAt.toISOString()}`,
     ].join("\n");
     await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       await tx.marketPairingChallenge.create({
         data: { id: challengeId, machineId, agentAddress: address, agentDid: did, agentProvider, agentRole, message, issuedAt, expiresAt },
       });
@@ -100,7 +99,7 @@ export class PairingService {
     const page = pageRequest(limit, cursor, 2);
     const keyset = createdAtKeyset(page);
     const rows = await this.store.read(async (prisma) => {
-      if (guard) await requireActiveMachine(prisma, machineId);
+      if (guard) await this.store.requireActiveMachine(prisma, machineId);
       return prisma.marketAgentPairing.findMany({
         where: { machineId, ...keyset.where },
         orderBy: keyset.orderBy,
@@ -119,12 +118,12 @@ export class PairingService {
     const policy = normalizePolicy(input.delegationPolicy);
     const hash = policyHash(policy);
     const now = new Date(this.clock.now());
-    await this.store.read((prisma) => requireActiveMachine(prisma, machineId));
+    await this.store.read((prisma) => this.store.requireActiveMachine(prisma, machineId));
     const proof = pairingProof(this.settings.verification, input.agentProof, machineId, address, now);
     const id = newId("pair");
     const session = await this.newSession(id, machineId, address, did, hash, now);
     const row = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const verification = await proof.consume(tx, did);
       const created = await tx.marketAgentPairing.create({
         data: {
@@ -159,14 +158,14 @@ export class PairingService {
   async rotate(machineId: string, pairingId: string, agentProof: AgentProofInput | null | undefined): Promise<AgentPairing> {
     const now = new Date(this.clock.now());
     const current = await this.store.read(async (prisma) => {
-      await requireActiveMachine(prisma, machineId);
+      await this.store.requireActiveMachine(prisma, machineId);
       return this.find(prisma, machineId, pairingId);
     });
     if (current.status !== "active") throw MarketsErrors.agentPairingInactive();
     const proof = pairingProof(this.settings.verification, agentProof, machineId, current.agentAddress, now);
     const session = await this.newSession(current.id, machineId, current.agentAddress, current.agentDid, current.delegationPolicyHash, now);
     const row = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const verification = await proof.consume(tx, current.agentDid);
       const { count } = await tx.marketAgentPairing.updateMany({
         where: { id: pairingId, status: "active", delegationPolicyHash: current.delegationPolicyHash },
@@ -193,7 +192,7 @@ export class PairingService {
     if (status === null && policy === null && description === undefined) throw MarketsErrors.validation();
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const before = await this.lock(tx, machineId, pairingId);
       if (before.status === "revoked") throw MarketsErrors.agentPairingInactive();
       const after = await tx.marketAgentPairing.update({
@@ -225,7 +224,7 @@ export class PairingService {
   async revoke(machineId: string, pairingId: string): Promise<AgentPairing> {
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       const before = await this.lock(tx, machineId, pairingId);
       if (before.status === "revoked") return before;
       const open = await tx.marketOrder.findMany({

@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../../shared/clock.js";
 import type { SubgraphRuntime } from "../../shared/runtime.js";
+import type { MarketsStore } from "../common/store.js";
 import { CatalogueResolver } from "./catalogue.resolver.js";
 import { CatalogueRepository } from "./catalogue.repository.js";
 import { CatalogueService } from "./catalogue.service.js";
@@ -33,6 +34,8 @@ export const WORK_RESOLVERS = [GraphResolver, CatalogueResolver, TaskResolver, P
 export const MACHINE_WORK_RESOLVERS = [MarketMachineWorkResolver] as const;
 
 export interface WorkOptions {
+  /** The markets store: its guard is global rule 1 for the graph, catalogue and task writes. */
+  store: MarketsStore;
   /** The live runtime endpoint of a machine for a provider, auth token decrypted (runtime-endpoint family). */
   endpoints: EndpointLookup;
   /** Tests wrap the audit writer to inject a failure after the write. */
@@ -42,7 +45,7 @@ export interface WorkOptions {
 export async function buildWorkServices(runtime: SubgraphRuntime, clock: Clock, options: WorkOptions): Promise<WorkServices> {
   const { db, log } = runtime;
   const audit = options.audit ?? auditWriter(clock);
-  const machineCheck = machineCheckOn(db.prisma);
+  const machineCheck = machineCheckOn(options.store);
   const catalogue = new CatalogueService(new CatalogueRepository(db, log), machineCheck, clock, runtime.config.marketsWork.quoteTtlSeconds);
   await catalogue.seed();
   const tasks = new TaskService(new TaskRepository(db, log), catalogue, machineCheck, audit, clock);

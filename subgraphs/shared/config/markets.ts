@@ -9,7 +9,9 @@ export type IdentityVerificationMode = "required" | "off";
 export interface MarketsConfig {
   /**
    * MACHINE_IDENTITY_VERIFICATION (public notes 2.1's identity-verification switch): `required` (production default)
-   * makes machine writes carry an identityProof; `off` binds an identityRef that resolves on chain without one.
+   * makes machine writes carry the machine's authority (a machine session, or an identityProof where a record is
+   * created or bound); `off` binds an identityRef that resolves on chain without one and asks no authority
+   * (development only: refused on a non-loopback HOST).
    */
   identityVerification: IdentityVerificationMode;
   /** Lifetime of a machine identity challenge (1..600 s). */
@@ -41,6 +43,8 @@ export interface MarketsConfig {
    * on a non-loopback HOST like the other dev credentials (gateway/network-guard.ts).
    */
   pairingJwtSecrets: string[];
+  /** Lifetime of a machine session token (MACHINE_SESSION_TTL_SECONDS, 60..86400 s, default 3600 = 1 h). */
+  machineSessionTtlSeconds: number;
   /** Lifetime of a stream chunk delivery token (STREAM_DELIVERY_TOKEN_TTL_SECONDS, 30..86400 s, default 900). */
   deliveryTokenTtlSeconds: number;
 }
@@ -71,10 +75,13 @@ export function loadMarketsConfig(env: Env): MarketsConfig {
   if (tokenTtl < 60 || tokenTtl > 86_400) throw new ConfigError("AGENT_PAIRING_TOKEN_TTL_SECONDS must be 60..86400");
   const secrets = (env.MARKETS_PAIRING_JWT_SECRETS ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (secrets.some((s) => s.length < 32)) throw new ConfigError("MARKETS_PAIRING_JWT_SECRETS: each secret needs at least 32 characters");
+  const sessionTtl = int(env, "MACHINE_SESSION_TTL_SECONDS", 3600);
+  if (sessionTtl < 60 || sessionTtl > 86_400) throw new ConfigError("MACHINE_SESSION_TTL_SECONDS must be 60..86400");
   const deliveryTtl = int(env, "STREAM_DELIVERY_TOKEN_TTL_SECONDS", 900);
   if (deliveryTtl < 30 || deliveryTtl > 86_400) throw new ConfigError("STREAM_DELIVERY_TOKEN_TTL_SECONDS must be 30..86400");
   return {
     deliveryTokenTtlSeconds: deliveryTtl,
+    machineSessionTtlSeconds: sessionTtl,
     pairingVerification: pairing,
     pairingChallengeTtlSeconds: pairingTtl,
     pairingTokenTtlSeconds: tokenTtl,

@@ -3,8 +3,10 @@
  * rest-shim/routes/markets/machines/runtime.routes.ts). Entries built with `marketsRoute` from rest-shim/routes/markets/http.ts; views keep the documented field
  * names (public notes 2.2).
  */
+import type { IncomingHttpHeaders } from "node:http";
+import { RouteInputError } from "../../../json-body.js";
 import type { RouteDefinition } from "../../../route-definition.js";
-import { bodyObject, enumIn, enumOut, itemOf, marketsRoute, op, pageOf, pageQuery, pick } from "../http.js";
+import { bodyObject, enumIn, enumOut, itemOf, marketsRoute, noContent, op, pageOf, pageQuery, pick } from "../http.js";
 
 const MACHINE_FIELDS = `id displayName status ownerId identityRef
   identityProof { method identityRef signerAddress challengeId verifiedAt challengeExpiresAt controllerAddresses resolutionSource }
@@ -30,7 +32,31 @@ export const MACHINE_OPERATIONS = {
     "UpdateMarketMachine",
     `mutation UpdateMarketMachine($id: String!, $input: UpdateMarketMachineInput!) { updateMarketMachine(id: $id, input: $input) { ${MACHINE_FIELDS} } }`,
   ),
+  createMachineSession: op(
+    "CreateMachineSession",
+    `mutation CreateMachineSession($input: CreateMachineSessionInput!) {
+  createMachineSession(input: $input) { sessionId machineId controllerAddress sessionToken issuedAt expiresAt }
+}`,
+  ),
+  revokeMachineSession: op(
+    "RevokeMachineSession",
+    `mutation RevokeMachineSession($machineSession: String, $sessionId: String!) {
+  revokeMachineSession(machineSession: $machineSession, sessionId: $sessionId)
+}`,
+  ),
 } as const;
+
+/**
+ * The machine session of a request: `Authorization: Bearer <token>`. Absent is null (the service answers
+ * MACHINE_IDENTITY_PROOF_REQUIRED); a header that is not exactly one bearer token is MACHINE_IDENTITY_PROOF_INVALID.
+ */
+export function machineSessionOf(headers: Readonly<IncomingHttpHeaders>): string | null {
+  const authorization = headers.authorization;
+  if (authorization === undefined) return null;
+  const match = /^Bearer ([^\s]+)$/.exec(authorization);
+  if (!match) throw new RouteInputError("MACHINE_IDENTITY_PROOF_INVALID");
+  return match[1]!;
+}
 
 export const MACHINE_STATUSES = ["draft", "active", "degraded", "blocked", "archived"] as const;
 
@@ -63,6 +89,27 @@ function machineInput(raw: Buffer, create: boolean) {
 }
 
 export const MACHINE_ROUTES: readonly RouteDefinition[] = [
+  marketsRoute({
+    method: "POST",
+    path: "/machine-identity/sessions",
+    body: true,
+    machineRule: { kind: "exempt", reason: "opening a session is how a controller acts for a machine that is not active, to restore it" },
+    operation: MACHINE_OPERATIONS.createMachineSession,
+    variables: ({ body }) => {
+      const input = pick(bodyObject(body), { machineId: "string", identityProof: "object" });
+      input.identityProof = pick(input.identityProof as Record<string, unknown>, { challengeId: "string", signature: "string" });
+      return { input };
+    },
+    respond: itemOf("createMachineSession", 201),
+  }),
+  marketsRoute({
+    method: "DELETE",
+    path: "/machine-identity/sessions/:sessionId",
+    machineRule: { kind: "none" },
+    operation: MACHINE_OPERATIONS.revokeMachineSession,
+    variables: ({ params, headers }) => ({ machineSession: machineSessionOf(headers), sessionId: params.sessionId }),
+    respond: noContent,
+  }),
   marketsRoute({
     method: "POST",
     path: "/machine-identity/challenges",

@@ -15,7 +15,6 @@ import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type MarketsTx } from "../../common/audit.repository.js";
 import type { ServiceView } from "../../work/catalogue.service.js";
 import { MarketsErrors } from "../../common/errors.js";
-import { requireActiveMachine } from "../../common/machine.guard.js";
 import { RAIL_TYPES, type OrderStatus, type PaymentStatus, type RailType } from "../order.states.js";
 import { assertOpen, lockOrder, transitionOrder, type OrderRow, type PaymentRow } from "../order.repository.js";
 import type { PairingService } from "../pairing.service.js";
@@ -115,7 +114,7 @@ export class PaymentService {
     const now = new Date(this.clock.now());
     return this.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
-      await requireActiveMachine(tx, order.machineId);
+      await this.store.requireActiveMachine(tx, order.machineId);
       const session = await this.pairings.authenticate(tx, token, order.machineId);
       if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
       assertOpen(order);

@@ -15,7 +15,6 @@
  */
 import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type MarketsTx } from "../../common/audit.repository.js";
-import { requireActiveMachine } from "../../common/machine.guard.js";
 import type { MarketsStore } from "../../common/store.js";
 import { parseAccess, type BuyerAccess } from "../access.js";
 import { StreamOrderErrors as E } from "./stream-order.errors.js";
@@ -72,7 +71,7 @@ export class DeliverySessionService {
 
   /** Checks machine (rule 1) and agent inside `tx`. */
   private async seller(tx: MarketsTx, machineId: string, credentials: AgentCredentials): Promise<string> {
-    await requireActiveMachine(tx, machineId);
+    await this.store.requireActiveMachine(tx, machineId);
     return (await this.agents(tx, machineId, credentials)).agentId;
   }
 

@@ -5,7 +5,6 @@
 import type { Clock } from "../../../shared/clock.js";
 import type { SubgraphRuntime } from "../../../shared/runtime.js";
 import { DeliverySessionService } from "./delivery-session.service.js";
-import { requireActiveMachine } from "../../common/machine.guard.js";
 import type { PaymentChain } from "../../orders/payments/index.js";
 import type { MarketsStore } from "../../common/store.js";
 import { authenticateStreamAgent } from "../seller/agent.auth.js";
@@ -31,10 +30,9 @@ export function buildStreamOrderServices(
   clock: Clock,
 ): StreamOrderServices {
   const { config } = runtime;
-  // Rule 1 first (the route table's guard walk), then the agent of that machine.
+  // The agent of that machine first, then rule 1 (authenticateStreamAgent checks both, in that order).
   const agents: StreamAgentAuth = async (tx, machineId, credentials) => {
-    await requireActiveMachine(tx, machineId);
-    return { agentId: (await authenticateStreamAgent(tx, machineId, credentials)).agent.id };
+    return { agentId: (await authenticateStreamAgent(store, tx, machineId, credentials)).agent.id };
   };
   // The seller side's token issuer: the chunk data route verifies what it issues (stream/seller/delivery.token.ts).
   const issue: DeliveryTokenIssuer = async ({ orderId, buyerId, chunkIds }) => {

@@ -16,7 +16,6 @@
 import { Prisma } from "../../../shared/db/index.js";
 import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type AuditActor } from "../../common/audit.repository.js";
-import { requireActiveMachine } from "../../common/machine.guard.js";
 import type { PaymentChain } from "../../orders/payments/index.js";
 import type { MarketsStore } from "../../common/store.js";
 import { StreamOrderErrors as E } from "./stream-order.errors.js";
@@ -79,7 +78,7 @@ export class StreamOrderService {
     return this.store.write(async (tx) => {
       const listing = await tx.streamListing.findUnique({ where: { id: input.listingId } });
       if (!listing) throw E.listingNotFound();
-      await requireActiveMachine(tx, listing.machineId);
+      await this.store.requireActiveMachine(tx, listing.machineId);
       if (listing.status !== "active") throw E.listingInactive();
       if (chosen !== null && chosen.some((id) => !listing.chunkIds.includes(id))) throw E.chunkNotInListing();
       const chunkIds = chosen === null ? listing.chunkIds : listing.chunkIds.filter((id) => chosen.includes(id));
@@ -123,7 +122,7 @@ export class StreamOrderService {
     const limit = pageLimit(page.limit);
     const cursor = decodeCursor(page.cursor);
     const rows = await this.store.write(async (tx) => {
-      await requireActiveMachine(tx, machineId);
+      await this.store.requireActiveMachine(tx, machineId);
       await this.agents(tx, machineId, credentials);
       return tx.streamOrder.findMany({
         where: { machineId, ...olderThan("createdAt", cursor) },
@@ -151,7 +150,7 @@ export class StreamOrderService {
     try {
       return await this.store.write(async (tx) => {
         const order = await lockStreamOrder(tx, orderId);
-        await requireActiveMachine(tx, order.machineId);
+        await this.store.requireActiveMachine(tx, order.machineId);
         if (order.status !== "payment_pending") throw E.orderStateInvalid();
         if (checked) await assertTxUnused(tx, checked.txHash);
         const after = await transitionStreamOrder(tx, order, "paid", now, {

@@ -102,7 +102,7 @@ export class DeliveryCapabilityService {
     const now = new Date(this.clock.now());
     const bad = PurchaseErrors.capabilitiesInvalid;
     return this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       if (!Array.isArray(input.capabilities) || input.capabilities.length < 1 || input.capabilities.length > 8) throw bad();
       const capabilities = input.capabilities.map(parseCapability);
       if (new Set(capabilities.map((c) => c.transportId)).size !== capabilities.length) throw bad();

@@ -96,7 +96,7 @@ export class PurchaseDeliveryService {
   async verifyHandoff(machineId: string, credentials: AgentCredentials, handoffToken: unknown) {
     const now = this.purchases.now();
     return this.purchases.store.write(async (tx) => {
-      await authenticateStreamAgent(tx, machineId, credentials);
+      await authenticateStreamAgent(this.purchases.store, tx, machineId, credentials);
       if (typeof handoffToken !== "string" || !HANDOFF.test(handoffToken)) throw PurchaseErrors.handoffInvalid();
       const session = await tx.streamDeliverySession.findUnique({ where: { handoffHash: hashOf(handoffToken) } });
       if (!session || session.machineId !== machineId || !session.purchaseId) throw PurchaseErrors.handoffInvalid();
@@ -126,7 +126,7 @@ export class PurchaseDeliveryService {
     const now = this.purchases.now();
     return this.purchases.store.write(async (tx) => {
       const purchase = await lockPurchase(tx, purchaseId);
-      const { agent } = await authenticateStreamAgent(tx, purchase.machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.purchases.store, tx, purchase.machineId, credentials);
       if (!CONNECTABLE.includes(purchase.status)) throw PurchaseErrors.stateInvalid();
       const entries = accessItems(items, purchase);
       for (const entry of entries) {

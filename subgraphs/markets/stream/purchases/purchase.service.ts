@@ -15,7 +15,6 @@
 import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "../../common/audit.repository.js";
 import { MarketsErrors } from "../../common/errors.js";
-import { requireActiveMachine } from "../../common/machine.guard.js";
 import type { PairingService } from "../../orders/pairing.service.js";
 import { PaymentErrors } from "../../orders/payments/payment.errors.js";
 import type { MarketsStore } from "../../common/store.js";
@@ -52,7 +51,7 @@ export class StreamPurchaseService {
   async party(tx: MarketsTx, token: string | null | undefined, agent: AgentCredentials, purchase: PurchaseRow): Promise<{ role: "buyer" | "seller"; actor: AuditActor }> {
     if (token) return { role: "buyer", actor: await this.buyer(tx, token, purchase) };
     if (agent.agentId || agent.agentToken) {
-      const { agent: row } = await authenticateStreamAgent(tx, purchase.machineId, agent);
+      const { agent: row } = await authenticateStreamAgent(this.store, tx, purchase.machineId, agent);
       return { role: "seller", actor: { type: "machine-agent", id: row.id } };
     }
     throw MarketsErrors.agentAuthRequired();
@@ -81,7 +80,7 @@ export class StreamPurchaseService {
       const listing = await tx.streamListing.findUnique({ where: { id: listingId } });
       if (!listing) throw MarketsErrors.notFound();
       if (listing.status !== "active") throw PurchaseErrors.listingInactive();
-      await requireActiveMachine(tx, listing.machineId);
+      await this.store.requireActiveMachine(tx, listing.machineId);
       const chunkIds = selectionOf(listing.chunkIds, resource.selection);
       const created = await tx.streamPurchase.create({
         data: {

@@ -13,7 +13,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { MarketMachine, MarketMachineAgent } from "../../../shared/db/generated/client.js";
 import type { MarketsTx } from "../../common/audit.repository.js";
 import { MarketsErrors } from "../../common/errors.js";
-import { requireActiveMachine } from "../../common/machine.guard.js";
+import type { MarketsStore } from "../../common/store.js";
 
 export const AGENT_ID = /^magt_[0-9a-f]{24}$/;
 /** `mat_` + 32 random bytes in base64url (machines/machine-agent.service.ts). */
@@ -31,9 +31,16 @@ export interface AuthenticatedAgent {
 
 const hashOf = (token: string) => createHash("sha256").update(token, "utf8").digest();
 
-/** Throws the documented code unless `credentials` name a live agent of `machineId` on an active machine. */
-export async function authenticateStreamAgent(tx: MarketsTx, machineId: string, credentials: AgentCredentials): Promise<AuthenticatedAgent> {
-  const machine = await requireActiveMachine(tx, machineId);
+/**
+ * Throws the documented code unless `credentials` name a live agent of `machineId` on an active machine. The
+ * credential comes first: a caller without one learns nothing of the machine, not even its state (global rule 1).
+ */
+export async function authenticateStreamAgent(
+  store: MarketsStore,
+  tx: MarketsTx,
+  machineId: string,
+  credentials: AgentCredentials,
+): Promise<AuthenticatedAgent> {
   const { agentId, agentToken } = credentials;
   if (agentId == null || agentToken == null || agentId === "" || agentToken === "") throw MarketsErrors.agentAuthRequired();
   if (!AGENT_ID.test(agentId) || !AGENT_TOKEN.test(agentToken)) throw MarketsErrors.agentAuthInvalid();
@@ -43,6 +50,7 @@ export async function authenticateStreamAgent(tx: MarketsTx, machineId: string, 
   const given = hashOf(agentToken);
   if (stored.length !== given.length || !timingSafeEqual(stored, given)) throw MarketsErrors.agentAuthInvalid();
   if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
+  const machine = await store.requireActiveMachine(tx, machineId);
   return { agent, machine };
 }
 

@@ -68,7 +68,7 @@ export class StreamBuyerAccessService {
 
   async upload(machineId: string, credentials: AgentCredentials, value: unknown): Promise<{ created: boolean; access: BuyerAccessView }> {
     return this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       const access = parseBuyerAccess(value);
       const chunk = await tx.streamChunk.findUnique({ where: { chunkId: access.chunkId } });
       if (!chunk || chunk.machineId !== machineId) throw MarketsErrors.notFound();

@@ -103,7 +103,7 @@ export class StreamChunkService {
     metadata: Record<string, unknown> | null | undefined,
   ): Promise<{ created: boolean; chunk: ChunkView }> {
     return this.store.write(async (tx) => {
-      const { agent, machine } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent, machine } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       if (metadata != null && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw MarketsErrors.validation();
       const trusted = await trustedKeys(tx, machine);
       const manifest = formatCheck(() => verifyManifest(manifestInput, trusted));
@@ -176,7 +176,7 @@ export class StreamChunkService {
     }
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, chunk.machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, chunk.machineId, credentials);
       const updated = await tx.streamChunk.updateMany({
         where: { chunkId, storageRef: null },
         data: { storageRef, storedVerifiedAt: now },
@@ -218,7 +218,7 @@ export class StreamChunkService {
     return this.store.read(async (prisma) => {
       const chunk = CHUNK_ID.test(chunkId) ? await prisma.streamChunk.findUnique({ where: { chunkId } }) : null;
       if (!chunk) throw MarketsErrors.notFound();
-      await authenticateStreamAgent(prisma, chunk.machineId, credentials);
+      await authenticateStreamAgent(this.store, prisma, chunk.machineId, credentials);
       return chunk;
     });
   }

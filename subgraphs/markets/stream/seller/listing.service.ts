@@ -14,7 +14,6 @@ import type { StreamListing } from "../../../shared/db/generated/client.js";
 import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type MarketsTx } from "../../common/audit.repository.js";
 import { MarketsErrors } from "../../common/errors.js";
-import { requireActiveMachine } from "../../common/machine.guard.js";
 import { pageRequest, createdAtKeyset, createdAtPage } from "../../common/pagination.js";
 import { authenticateStreamAgent, type AgentCredentials } from "./agent.auth.js";
 import { CHUNK_ID } from "./chunk.service.js";
@@ -93,7 +92,7 @@ export class StreamListingService {
 
   async create(machineId: string, credentials: AgentCredentials, input: CreateListingInput): Promise<ListingView> {
     return this.store.write(async (tx) => {
-      const { agent, machine } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent, machine } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       const { title, chunkIds, price } = input;
       const topic = input.topic ?? null;
       const valid = title.trim().length > 0 && title.length <= 200 && (topic === null || (topic.length > 0 && topic.length <= 256))
@@ -150,7 +149,7 @@ export class StreamListingService {
     const keyset = createdAtKeyset(page);
     if (filter.storageProvider != null && !PROVIDER.test(filter.storageProvider)) throw MarketsErrors.validation();
     const rows = await this.store.read(async (prisma) => {
-      if (filter.machineId != null) await requireActiveMachine(prisma, filter.machineId);
+      if (filter.machineId != null) await this.store.requireActiveMachine(prisma, filter.machineId);
       return prisma.streamListing.findMany({
         where: {
           ...(filter.machineId != null ? { machineId: filter.machineId } : {}),

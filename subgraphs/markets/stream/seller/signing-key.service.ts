@@ -59,7 +59,7 @@ export class StreamSigningKeyService {
     input: { keyId: string; publicKeyHex: string },
   ): Promise<{ created: boolean; key: SigningKeyView }> {
     return this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       if (!KEY_ID.test(input.keyId) || !PUBLIC_KEY_HEX.test(input.publicKeyHex)) throw MarketsErrors.validation();
       const existing = await tx.streamSigningKey.findUnique({ where: { machineId_keyId: { machineId, keyId: input.keyId } } });
       if (existing) {

@@ -66,7 +66,7 @@ export class StreamEventService {
 
   async heartbeat(machineId: string, credentials: AgentCredentials, policyId: string | null | undefined) {
     return this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       const policy = policyId == null ? null : await findPolicy(tx, machineId, policyId);
       if (policy && policy.status !== "active") throw StreamErrors.policyInactive();
       const now = new Date(this.clock.now());
@@ -105,7 +105,7 @@ export class StreamEventService {
     input: { txHash: string; dataHash: string },
   ): Promise<EventReceipt> {
     return this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, credentials.machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, credentials.machineId, credentials);
       const row = RECEIPT_ID.test(receiptId) ? await tx.streamEvent.findUnique({ where: { id: receiptId } }) : null;
       if (!row || row.machineId !== credentials.machineId) throw MarketsErrors.notFound();
       if (!TX_HASH.test(input.txHash) || !DATA_HASH.test(input.dataHash)) throw MarketsErrors.validation();
@@ -131,7 +131,7 @@ export class StreamEventService {
     if (!isObject(envelope) || typeof envelope.machineId !== "string" || typeof envelope.agentId !== "string") throw malformed();
     const agentId = credentials.agentId ?? envelope.agentId;
     if (agentId !== envelope.agentId || (credentials.machineId != null && credentials.machineId !== envelope.machineId)) throw malformed();
-    const { agent, machine } = await authenticateStreamAgent(tx, envelope.machineId, { agentId, agentToken: credentials.agentToken });
+    const { agent, machine } = await authenticateStreamAgent(this.store, tx, envelope.machineId, { agentId, agentToken: credentials.agentToken });
     const keys = await tx.streamSigningKey.findMany({ where: { machineId: machine.id, status: "active" } });
     const checked = formatCheck(() => verifyEnvelope(envelope, (keyId) => {
       const key = keys.find((k) => k.keyId === keyId);

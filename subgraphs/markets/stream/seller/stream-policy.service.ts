@@ -91,7 +91,7 @@ export class StreamPolicyService {
 
   async create(machineId: string, credentials: AgentCredentials, input: PolicyInput): Promise<PolicyView> {
     return this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       const values = checked(input, true);
       const now = new Date(this.clock.now());
       const row = await tx.streamPolicy.create({
@@ -122,7 +122,7 @@ export class StreamPolicyService {
 
   async update(machineId: string, policyId: string, credentials: AgentCredentials, input: PolicyInput): Promise<PolicyView> {
     return this.store.write(async (tx) => {
-      const { agent } = await authenticateStreamAgent(tx, machineId, credentials);
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       const current = await findPolicy(tx, machineId, policyId);
       const values = checked(input, false);
       const now = new Date(this.clock.now());
@@ -154,7 +154,7 @@ export class StreamPolicyService {
     const page = pageRequest(limit, cursor, 2);
     const keyset = createdAtKeyset(page);
     const rows = await this.store.read(async (prisma) => {
-      await authenticateStreamAgent(prisma, machineId, credentials);
+      await authenticateStreamAgent(this.store, prisma, machineId, credentials);
       return prisma.streamPolicy.findMany({
         where: { machineId, ...keyset.where },
         orderBy: keyset.orderBy,

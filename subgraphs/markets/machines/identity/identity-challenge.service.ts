@@ -7,12 +7,12 @@
  * identity NOW (read again at the head): a controller change between challenge and proof makes it invalid.
  */
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../../shared/clock.js";
-import type { MarketsTx } from "../common/audit.repository.js";
-import { MarketsErrors } from "../common/errors.js";
+import type { Clock } from "../../../shared/clock.js";
+import type { MarketsTx } from "../../common/audit.repository.js";
+import { MarketsErrors } from "../../common/errors.js";
 import { challengeMessage, parseIdentityRef, recoverSigner, type IdentityResolver } from "./identity.resolution.js";
-import type { IdentityProofInput, MachineIdentityChallenge, MachineIdentityProof } from "./market-machine.type.js";
-import type { MarketsStore } from "../common/store.js";
+import type { IdentityProofInput, MachineIdentityChallenge, MachineIdentityProof } from "../market-machine.type.js";
+import type { MarketsStore } from "../../common/store.js";
 
 const CHALLENGE_ID = /^mic_[0-9a-f]{24}$/;
 

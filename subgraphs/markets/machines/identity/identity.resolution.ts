@@ -6,10 +6,11 @@
  * controller set of an identity is the machine's effective DID controller on the primary chain (the registry's
  * controller, else the NFT owner); a deactivated or unknown machine has none, so it does not resolve.
  */
+import type { IdentityVerdicts } from "../../common/machine.guard.js";
 import { getAddress, Signature, verifyMessage } from "ethers";
-import type { ChainReads } from "../../shared/chain/types.js";
-import { ChainUnavailableError } from "../../shared/errors.js";
-import { MarketsErrors } from "../common/errors.js";
+import type { ChainReads } from "../../../shared/chain/types.js";
+import { ChainUnavailableError } from "../../../shared/errors.js";
+import { MarketsErrors } from "../../common/errors.js";
 
 const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
 const UINT256_LIMIT = 1n << 256n;
@@ -33,7 +34,7 @@ export type Resolution = { resolves: true; controllers: string[]; chainId: strin
 /** Resolutions kept per block (as the verify read route keeps its records); bounded so a scan cannot grow it. */
 const MAX_CACHED = 10_000;
 
-export class IdentityResolver {
+export class IdentityResolver implements IdentityVerdicts {
   private cachedBlock: number | null = null;
   private readonly cached = new Map<string, Promise<Resolution>>();
 
@@ -61,6 +62,17 @@ export class IdentityResolver {
       });
     }
     return pending;
+  }
+
+  /** Global rule 1's verdict (common/machine.guard.ts): does `signer` control the identity at the pinned block? */
+  async controls(onChainMachineId: string, signerAddress: string): Promise<boolean> {
+    const resolution = await this.atPinnedBlock(onChainMachineId);
+    return resolution.resolves && resolution.controllers.includes(signerAddress);
+  }
+
+  /** Global rule 1's verdict for a record without a proof (verification off): does the identity resolve? */
+  async resolves(onChainMachineId: string): Promise<boolean> {
+    return (await this.atPinnedBlock(onChainMachineId)).resolves;
   }
 
   /** At the node's current head: a controller change mined a moment ago must already count for a write. */

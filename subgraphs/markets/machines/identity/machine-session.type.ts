@@ -1,0 +1,33 @@
+/** GraphQL types of machine sessions (docs/markets-identity.md "Machine sessions"). */
+import { Field, InputType, ObjectType } from "type-graphql";
+import { IdentityProofInput } from "../market-machine.type.js";
+
+@InputType({ description: "POST /machine-identity/sessions: a controller-signed identity challenge for the machine." })
+export class CreateMachineSessionInput {
+  @Field(() => String, { description: "The market machine (`mach_…`) to act for." })
+  machineId!: string;
+
+  @Field(() => IdentityProofInput, { description: "A fresh identity challenge of the machine's identityRef, signed by a controller." })
+  identityProof!: IdentityProofInput;
+}
+
+@ObjectType({ description: "A machine session: the bearer credential of the machine's authority. The token is shown once." })
+export class MachineSession {
+  @Field(() => String, { description: "`msess_` + 24 hex characters." })
+  sessionId!: string;
+
+  @Field(() => String)
+  machineId!: string;
+
+  @Field(() => String, { description: "The controller (EIP-55) whose signature opened the session." })
+  controllerAddress!: string;
+
+  @Field(() => String, { description: "HS256 bearer token; send it as `Authorization: Bearer <token>` or `machineSession`." })
+  sessionToken!: string;
+
+  @Field(() => String)
+  issuedAt!: string;
+
+  @Field(() => String)
+  expiresAt!: string;
+}
