@@ -121,6 +121,18 @@ export interface RouteDefinition {
    * then only shapes the documented JSON answer. With an `octetBody` rule the body is left unread for `serve`.
    */
   readonly raw?: RawRoute;
+  /**
+   * The route's credential, checked before any value of the request: when building the variables refuses the
+   * request, this operation runs first with the credential alone, and its error (a missing or bad credential) is
+   * the answer; only a caller whose credential holds learns what was wrong with the rest.
+   */
+  readonly credentialCheck?: CredentialCheck;
+}
+
+export interface CredentialCheck {
+  readonly operation: ShimOperation;
+  /** The credential's variables (throws `RouteInputError` for a malformed one). */
+  readonly variables: (input: RouteInput) => Record<string, unknown>;
 }
 
 export interface RawRouteContext {

@@ -18,7 +18,7 @@ import { RouteInputError } from "./json-body.js";
 import type { OnboardingTokenCheck } from "./onboarding-auth.js";
 import { compilePathPattern, rawPathOf } from "./path-pattern.js";
 import type { RateLimiter, RateLimitRule } from "./rate-limit.js";
-import type { RouteDefinition, RouteOutcome } from "./route-definition.js";
+import type { CredentialCheck, RouteDefinition, RouteInput, RouteOutcome } from "./route-definition.js";
 
 export interface RouteDependencies {
   readonly config: PlatformConfig;
@@ -77,6 +77,25 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     }
   }
 
+  /** The answer to a request whose credential does not hold, or undefined when it holds. */
+  async function credentialRefusal(check: CredentialCheck, input: RouteInput, request: FastifyRequest): Promise<PreparedResponse | undefined> {
+    let checkVariables: Record<string, unknown>;
+    try {
+      checkVariables = check.variables(input);
+    } catch (error) {
+      if (error instanceof RouteInputError) return error.response ?? errors.response(error.code);
+      throw error;
+    }
+    try {
+      const result = await deps.executor.execute(check.operation, checkVariables, { clientIp: request.ip, requestId: request.id });
+      const refused = result.errors?.[0];
+      return refused === undefined ? undefined : errors.forGraphQLError(refused);
+    } catch (error) {
+      if (error instanceof ExecutorUnavailableError) return unavailable;
+      throw error;
+    }
+  }
+
   async function handler(request: FastifyRequest, reply: FastifyReply) {
     const body = request.body as ReadBody | undefined;
     if (body === BODY_TOO_LARGE) {
@@ -85,16 +104,20 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
       return send(reply, rejectionResponses.tooLarge);
     }
     let variables: Record<string, unknown>;
+    const url = request.raw.url ?? "";
+    const input = {
+      params: pattern.params(rawPathOf(url)),
+      query: queryOf(url),
+      body: Buffer.isBuffer(body) ? body : EMPTY_BODY,
+      headers: request.headers,
+    };
     try {
-      const url = request.raw.url ?? "";
-      variables = route.variables({
-        params: pattern.params(rawPathOf(url)),
-        query: queryOf(url),
-        body: Buffer.isBuffer(body) ? body : EMPTY_BODY,
-        headers: request.headers,
-      });
+      variables = route.variables(input);
     } catch (error) {
-      if (error instanceof RouteInputError) return answer(reply, error.response ?? errors.response(error.code));
+      if (error instanceof RouteInputError) {
+        const refused = route.credentialCheck ? await credentialRefusal(route.credentialCheck, input, request) : undefined;
+        return answer(reply, refused ?? error.response ?? errors.response(error.code));
+      }
       return answer(reply, errors.internal, errorName(error));
     }
     // The rate limits and HTTP rules above ran as for any request; only the operation's work is spared.

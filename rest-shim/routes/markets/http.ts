@@ -12,7 +12,8 @@ import type { ShimOperation } from "../../executor.js";
 import type { Rejection } from "../../http-rules.js";
 import { RouteInputError, utf8Text } from "../../json-body.js";
 import { parseJsonStrict } from "../../../subgraphs/shared/json/strict.js";
-import { AREAS, fieldOf, type RouteDefinition, type RouteOutcome } from "../../route-definition.js";
+import type { IncomingHttpHeaders } from "node:http";
+import { AREAS, fieldOf, type RouteDefinition, type RouteInput, type RouteOutcome } from "../../route-definition.js";
 
 export const MARKETS_BASE = "/api/v1";
 
@@ -48,7 +49,68 @@ export type MachineRule =
   | { kind: "exempt"; reason: string }
   | { kind: "none" };
 
-type MarketsRouteSpec = Omit<RouteDefinition, keyof RouteBase | "rules" | "rejections" | "path"> & {
+/**
+ * Who may call a route (every write declares it; test/markets/route-callers.test.ts walks the table):
+ *
+ * - `machine`: the machine's authority, a machine session (`Authorization: Bearer`, docs/markets-identity.md),
+ *   checked before global rule 1 and before any value of the request; the shim passes it as `machineSession`;
+ * - `machine-or-proof`: the same, or a new controller-signed `identityProof` in the body (PATCH /machines/:id);
+ * - `machine-or-pairing`: the machine's session, or the token of an agent paired with it (`x-agent-pairing-token`);
+ * - `identity-proof`: a controller-signed identity challenge in the body (creating a record or a session);
+ * - `pairing`: an agent pairing token, within the pairing's delegation policy;
+ * - `agent-proof`: an agent's signed pairing challenge in the body (session rotation);
+ * - `machine-agent`: a machine agent's token, issued only under the machine's authority;
+ * - `pairing-or-machine-agent`: either party of a purchase (the buyer's pairing token or the seller's agent);
+ * - `delivery-token`: a chunk delivery token scoped to an order or purchase, its buyer and chunks;
+ * - `public`: anyone, for the reason given (reads, challenges, the anonymous buyer's order flow).
+ */
+export type CallerRule =
+  | {
+      kind:
+        | "machine"
+        | "machine-or-proof"
+        | "machine-or-pairing"
+        | "identity-proof"
+        | "pairing"
+        | "agent-proof"
+        | "machine-agent"
+        | "pairing-or-machine-agent"
+        | "delivery-token";
+    }
+  | { kind: "public"; reason: string };
+
+/** The machine authority kinds: the shim reads the session header and checks it before the body. */
+const SESSION_KINDS = new Set(["machine", "machine-or-proof", "machine-or-pairing"]);
+
+/** The query that checks a machine session alone (machines/identity/machine-session.resolver.ts). */
+const MACHINE_AUTHORITY = op(
+  "MachineAuthority",
+  `query MachineAuthority($machineId: String!, $machineSession: String, $pairingToken: String) {
+  machineAuthority(machineId: $machineId, machineSession: $machineSession, pairingToken: $pairingToken)
+}`,
+);
+
+/**
+ * The machine session of a request: `Authorization: Bearer <token>`. Absent is null (the service answers
+ * MACHINE_IDENTITY_PROOF_REQUIRED); a header that is not exactly one bearer token is MACHINE_IDENTITY_PROOF_INVALID.
+ */
+export function machineSessionOf(headers: Readonly<IncomingHttpHeaders>): string | null {
+  const authorization = headers.authorization;
+  if (authorization === undefined) return null;
+  const match = /^Bearer ([^\s]+)$/.exec(authorization);
+  if (!match) throw new RouteInputError("MACHINE_IDENTITY_PROOF_INVALID");
+  return match[1]!;
+}
+
+/** The `x-agent-pairing-token` header alone (routes where `Authorization` carries the machine session). */
+export function pairingHeaderOf(headers: Readonly<IncomingHttpHeaders>): string | null {
+  const header = headers["x-agent-pairing-token"];
+  if (header === undefined) return null;
+  if (Array.isArray(header) || header.length === 0) throw new RouteInputError("AGENT_AUTH_INVALID");
+  return header;
+}
+
+type MarketsRouteSpec = Omit<RouteDefinition, keyof RouteBase | "rules" | "rejections" | "path" | "credentialCheck"> & {
   /** Path below /api/v1, e.g. `/machines/:machineId`. */
   path: string;
   /** True for routes that take a JSON body (Content-Type checked, MARKETS_BODY_LIMIT bytes). */
@@ -56,9 +118,16 @@ type MarketsRouteSpec = Omit<RouteDefinition, keyof RouteBase | "rules" | "rejec
   /** A raw `application/octet-stream` body of at most this many bytes, left unread for the route's `raw.serve`. */
   octetBody?: number;
   machineRule: MachineRule;
+  caller: CallerRule;
 };
 
 const MACHINE_RULES = new WeakMap<RouteDefinition, MachineRule>();
+const CALLER_RULES = new WeakMap<RouteDefinition, CallerRule>();
+
+/** Who may call a markets route (undefined for routes not built by `marketsRoute`). */
+export function callerRuleOf(route: RouteDefinition): CallerRule | undefined {
+  return CALLER_RULES.get(route);
+}
 
 /** The global-rule-1 declaration of a markets route (undefined for routes not built by `marketsRoute`). */
 export function machineRuleOf(route: RouteDefinition): MachineRule | undefined {
@@ -67,17 +136,51 @@ export function machineRuleOf(route: RouteDefinition): MachineRule | undefined {
 
 /** A route entry of the markets listener. */
 export function marketsRoute(spec: MarketsRouteSpec): RouteDefinition {
-  const { body, octetBody, path, machineRule, ...rest } = spec;
+  const { body, octetBody, path, machineRule, caller, ...rest } = spec;
   if (path.includes(":machineId") && machineRule.kind === "none") throw new Error(`${spec.method} ${path} names a machine`);
+  const session = SESSION_KINDS.has(caller.kind);
+  // The credential alone can be checked when the route names its machine (path or body); a session route that does
+  // not (DELETE of a session: the token names it) has no body to refuse.
+  const namesMachine = path.includes(":machineId") || machineRule.kind !== "none";
+  const machineIdOf = (input: RouteInput) => (path.includes(":machineId") ? input.params.machineId : bodyMachineId(input.body));
   const route: RouteDefinition = {
     ...BASE,
     ...rest,
+    // The session travels as `machineSession`; with a session kind, a missing one is refused before the body is read.
+    variables: session
+      ? (input) => {
+          const machineSession = machineSessionOf(input.headers);
+          if (machineSession === null && caller.kind === "machine") throw new RouteInputError("MACHINE_IDENTITY_PROOF_REQUIRED");
+          return { ...rest.variables(input), machineSession };
+        }
+      : rest.variables,
+    credentialCheck: session && namesMachine
+      ? {
+          operation: MACHINE_AUTHORITY,
+          variables: (input) => ({
+            machineId: machineIdOf(input) ?? "",
+            machineSession: machineSessionOf(input.headers),
+            pairingToken: caller.kind === "machine-or-pairing" ? pairingHeaderOf(input.headers) : null,
+          }),
+        }
+      : undefined,
     path: `${MARKETS_BASE}${path}`,
     rules: octetBody !== undefined ? { octetBody: { limit: octetBody } } : body ? { jsonBody: { limit: MARKETS_BODY_LIMIT } } : {},
     rejections: body || octetBody !== undefined ? REJECTIONS : undefined,
   };
   MACHINE_RULES.set(route, machineRule);
+  CALLER_RULES.set(route, caller);
   return route;
+}
+
+/** The `machineId` member of a JSON body, when there is one (the credential check of body-named machines). */
+function bodyMachineId(raw: Buffer): string | null {
+  try {
+    const value = parseJsonStrict(utf8Text(raw, "VALIDATION_ERROR")) as { machineId?: unknown } | null;
+    return typeof value?.machineId === "string" ? value.machineId : null;
+  } catch {
+    return null;
+  }
 }
 
 const invalid = () => new RouteInputError("VALIDATION_ERROR");

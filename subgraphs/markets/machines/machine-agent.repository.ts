@@ -61,6 +61,8 @@ export class MachineAgentRepository {
     reports: HeartbeatReport[],
     now: Date,
     leaseExpiresAt: Date,
+    /** Global rule 1's chain verdict for the agent's machine, taken before the statement (false: nothing is written). */
+    identityHolds: boolean,
   ): Promise<HeartbeatWrite> {
     const keys = reports.map((report) => report.providerKey);
     const actor: AuditActor["type"] = "machine-agent";
@@ -87,6 +89,7 @@ export class MachineAgentRepository {
       ok AS (
         SELECT id, "machineId" FROM locked
         WHERE status <> 'revoked' AND "allowedProviderKeys" @> ${$(keys)}::text[] AND "machineVerified" AND "machineStatus" = 'active'
+          AND ${$(identityHolds)}::boolean
       ),
       upserted AS (
         INSERT INTO market_runtime_endpoint AS e (machine_id, provider_key, source, endpoint_base_url, label, auth_type,

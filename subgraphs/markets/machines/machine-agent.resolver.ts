@@ -1,16 +1,19 @@
 import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { MarketsDeps } from "../deps.js";
 import { EnrollMachineAgentInput, HeartbeatInput, HeartbeatResult, MachineAgent, MachineAgentEnrollment, MachineAgentPage } from "./machine-agent.type.js";
+import { MACHINE_SESSION_ARG } from "./identity/machine-session.type.js";
 
 @Resolver(() => MachineAgent)
 export class MachineAgentResolver {
   constructor(private readonly deps: MarketsDeps) {}
 
   @Mutation(() => MachineAgentEnrollment, { description: "POST /machines/{machineId}/agents/enrollment: the agent and its one-time token." })
-  enrollMachineAgent(
+  async enrollMachineAgent(
     @Arg("machineId", () => String) machineId: string,
     @Arg("input", () => EnrollMachineAgentInput) input: EnrollMachineAgentInput,
+    @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null,
   ): Promise<MachineAgentEnrollment> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.machineAgents.enroll(machineId, input);
   }
 
@@ -24,7 +27,8 @@ export class MachineAgentResolver {
   }
 
   @Mutation(() => MachineAgent, { description: "POST /machines/{machineId}/agents/{agentId}/revoke: final." })
-  revokeMachineAgent(@Arg("machineId", () => String) machineId: string, @Arg("agentId", () => String) agentId: string): Promise<MachineAgent> {
+  async revokeMachineAgent(@Arg("machineId", () => String) machineId: string, @Arg("agentId", () => String) agentId: string, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null): Promise<MachineAgent> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.machineAgents.revoke(machineId, agentId);
   }
 

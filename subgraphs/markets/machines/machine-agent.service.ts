@@ -10,7 +10,7 @@ import type { Clock } from "../../shared/clock.js";
 import type { MarketMachineAgent as AgentRow } from "../../shared/db/generated/client.js";
 import { recordAuditEvent, type AuditActor } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import { assertActive } from "../common/machine.guard.js";
+import { assertActive, type IdentityFields } from "../common/machine.guard.js";
 import type { HeartbeatReport, MachineAgentRepository } from "./machine-agent.repository.js";
 import {
   MachineAgentStatus,
@@ -53,7 +53,15 @@ export function toMachineAgent(row: AgentRow): MachineAgent {
   };
 }
 
+/** How long a token's machine identity fields are kept, and how many tokens at most. */
+const IDENTITY_FIELDS_TTL_MS = 5_000;
+const MAX_IDENTITY_FIELDS = 10_000;
+
+type IdentityFieldsEntry = { at: number; fields: Promise<IdentityFields | null> };
+
 export class MachineAgentService {
+  private readonly identityFields = new Map<string, IdentityFieldsEntry>();
+
   constructor(
     private readonly store: MarketsStore,
     private readonly endpoints: RuntimeEndpointService,
@@ -127,6 +135,32 @@ export class MachineAgentService {
   }
 
   /**
+   * Global rule 1's chain verdict for the machine of the agent behind `hash` (the chain at the pinned block, kept per
+   * block by the guard). The machine's identity fields are kept per token for IDENTITY_FIELDS_TTL_MS, so a hot agent
+   * costs no extra read; a controller change still counts from the block that made it, and a replaced proof within
+   * that time. An unknown token holds (the statement answers AGENT_AUTH_INVALID).
+   */
+  private async identityHolds(hash: Uint8Array, nowMs: number): Promise<boolean> {
+    const key = Buffer.from(hash).toString("base64");
+    let entry = this.identityFields.get(key);
+    if (!entry || nowMs - entry.at > IDENTITY_FIELDS_TTL_MS) {
+      if (this.identityFields.size >= MAX_IDENTITY_FIELDS) this.identityFields.clear();
+      const fields = this.store.read((prisma) =>
+        prisma.marketMachineAgent.findUnique({
+          where: { tokenHash: Buffer.from(hash) },
+          select: { machine: { select: { identityVerified: true, onChainMachineId: true, identityProof: true } } },
+        }),
+      );
+      entry = { at: nowMs, fields: fields.then((row) => row?.machine ?? null) };
+      const kept = entry;
+      kept.fields.catch(() => this.identityFields.get(key) === kept && this.identityFields.delete(key));
+      this.identityFields.set(key, entry);
+    }
+    const fields = await entry.fields;
+    return fields === null || (await this.store.guard.identityHolds(fields));
+  }
+
+  /**
    * Checks, in order: credential present (AGENT_AUTH_REQUIRED) and known (AGENT_AUTH_INVALID), agent not revoked
    * (AGENT_PAIRING_INACTIVE), the body (VALIDATION_ERROR), every provider key allowed (AGENT_POLICY_DENIED), the
    * machine active and verified (global rule 1).
@@ -147,11 +181,12 @@ export class MachineAgentService {
       throw error;
     }
     const { keys, reports, leaseExpiresAt } = prepared;
-    const { agent, written } = await this.store.statement((sql) => this.agents.heartbeat(sql, hash, reports, now, leaseExpiresAt));
+    const holds = await this.identityHolds(hash, now.getTime());
+    const { agent, written } = await this.store.statement((sql) => this.agents.heartbeat(sql, hash, reports, now, leaseExpiresAt, holds));
     if (!agent) throw MarketsErrors.agentAuthInvalid();
     if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
     if (keys.some((key) => !agent.allowedProviderKeys.includes(key))) throw MarketsErrors.agentPolicyDenied();
-    assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified });
+    assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified }, holds);
     // An agent never changes machine, so a token sealed for the machine read above is sealed for this one.
     if (written.length !== reports.length || (known && known.machineId !== agent.machineId)) throw MarketsErrors.storeUnavailable();
     const createdAt = new Map(written.map((row) => [row.providerKey, row.createdAt]));

@@ -2,6 +2,7 @@ import { Arg, FieldResolver, Int, Mutation, Query, Resolver, Root } from "type-g
 import { MachineAgentPage } from "./machine-agent.type.js";
 import { RuntimeEndpointPage } from "./runtime-endpoint.type.js";
 import type { MarketsDeps } from "../deps.js";
+import { MACHINE_SESSION_ARG } from "./identity/machine-session.type.js";
 import {
   CreateMarketMachineInput,
   MachineIdentityChallenge,
@@ -39,11 +40,16 @@ export class MarketMachineResolver {
     return this.deps.marketMachines.create(input);
   }
 
-  @Mutation(() => MarketMachine, { description: "PATCH /machines/{machineId}." })
-  updateMarketMachine(
+  @Mutation(() => MarketMachine, {
+    description: "PATCH /machines/{machineId}: with the machine's session, or a new identityProof signed by a controller.",
+  })
+  async updateMarketMachine(
     @Arg("id", () => String) id: string,
     @Arg("input", () => UpdateMarketMachineInput) input: UpdateMarketMachineInput,
+    @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null,
   ): Promise<MarketMachine> {
+    // A fresh controller proof is itself the machine's authority (the service verifies it before any change).
+    if (input.identityProof == null || machineSession != null) await this.deps.machineSessions.authorize(machineSession, id);
     return this.deps.marketMachines.update(id, input);
   }
 

@@ -183,18 +183,23 @@ export class MarketMachineService {
     if (stored !== null && !(await this.identity.stillControls(row.onChainMachineId!, stored.signerAddress))) {
       throw MarketsErrors.machineNotActivated();
     }
-    return toMarketMachine(row);
+    return this.live(row);
   }
 
   async list(limit: number | null | undefined, cursor: string | null | undefined): Promise<MarketMachinePage> {
     const page = await this.machines.listWithProof(pageRequest(limit, cursor, 2));
-    return { items: page.items.map(toMarketMachine), nextCursor: page.nextCursor };
+    return { items: await Promise.all(page.items.map((row) => this.live(row))), nextCursor: page.nextCursor };
   }
 
   /** The record keyed by on-chain machine ID (the federated Machine entity's market record), unchecked. */
   async byOnChainId(onChainMachineId: string): Promise<MarketMachine | null> {
     const row = await this.machines.findByOnChainId(onChainMachineId);
-    return row && toMarketMachine(row);
+    return row && this.live(row);
+  }
+
+  /** The view with identityVerified as global rule 1 sees it now (the chain at the pinned block, per block). */
+  private async live(row: MarketMachineRow): Promise<MarketMachine> {
+    return { ...toMarketMachine(row), identityVerified: await this.store.guard.identityHolds(row) };
   }
 
   private async existing(id: string): Promise<MarketMachineRow> {

@@ -1,6 +1,7 @@
 import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { MarketsDeps } from "../deps.js";
 import { RuntimeEndpoint, RuntimeEndpointInput, RuntimeEndpointPage, RuntimeEndpointUpsert } from "./runtime-endpoint.type.js";
+import { MACHINE_SESSION_ARG } from "./identity/machine-session.type.js";
 
 @Resolver(() => RuntimeEndpoint)
 export class RuntimeEndpointResolver {
@@ -21,16 +22,19 @@ export class RuntimeEndpointResolver {
   }
 
   @Mutation(() => RuntimeEndpointUpsert, { description: "PUT /machines/{machineId}/runtime-endpoints/{providerKey}: source MANUAL." })
-  upsertRuntimeEndpoint(
+  async upsertRuntimeEndpoint(
     @Arg("machineId", () => String) machineId: string,
     @Arg("providerKey", () => String) providerKey: string,
     @Arg("input", () => RuntimeEndpointInput) input: RuntimeEndpointInput,
+    @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null,
   ): Promise<RuntimeEndpointUpsert> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.runtimeEndpoints.upsert(machineId, providerKey, input);
   }
 
   @Mutation(() => Boolean, { description: "DELETE /machines/{machineId}/runtime-endpoints/{providerKey}: true, or NOT_FOUND." })
-  deleteRuntimeEndpoint(@Arg("machineId", () => String) machineId: string, @Arg("providerKey", () => String) providerKey: string): Promise<boolean> {
+  async deleteRuntimeEndpoint(@Arg("machineId", () => String) machineId: string, @Arg("providerKey", () => String) providerKey: string, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null): Promise<boolean> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.runtimeEndpoints.delete(machineId, providerKey);
   }
 }

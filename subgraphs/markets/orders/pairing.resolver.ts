@@ -9,6 +9,7 @@ import {
   CreateAgentPairingInput,
   UpdateAgentPairingInput,
 } from "./pairing.type.js";
+import { MACHINE_SESSION_ARG } from "../machines/identity/machine-session.type.js";
 
 const S = () => String;
 
@@ -31,7 +32,8 @@ export class AgentPairingResolver {
   }
 
   @Mutation(() => AgentPairing, { description: "POST /machines/:machineId/agent-pairings: the pairing with its pairingToken (shown once)." })
-  createAgentPairing(@Arg("machineId", S) machineId: string, @Arg("input", () => CreateAgentPairingInput) input: CreateAgentPairingInput) {
+  async createAgentPairing(@Arg("machineId", S) machineId: string, @Arg("input", () => CreateAgentPairingInput) input: CreateAgentPairingInput, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null) {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.pairings.create(machineId, input);
   }
 
@@ -45,12 +47,14 @@ export class AgentPairingResolver {
   }
 
   @Mutation(() => AgentPairing, { description: "PATCH /machines/:machineId/agent-pairings/:pairingId" })
-  updateAgentPairing(@Arg("machineId", S) machineId: string, @Arg("pairingId", S) pairingId: string, @Arg("input", () => UpdateAgentPairingInput) input: UpdateAgentPairingInput) {
+  async updateAgentPairing(@Arg("machineId", S) machineId: string, @Arg("pairingId", S) pairingId: string, @Arg("input", () => UpdateAgentPairingInput) input: UpdateAgentPairingInput, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null) {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.pairings.update(machineId, pairingId, input);
   }
 
   @Mutation(() => AgentPairing, { description: "DELETE /machines/:machineId/agent-pairings/:pairingId: revoked." })
-  revokeAgentPairing(@Arg("machineId", S) machineId: string, @Arg("pairingId", S) pairingId: string) {
+  async revokeAgentPairing(@Arg("machineId", S) machineId: string, @Arg("pairingId", S) pairingId: string, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null) {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.pairings.revoke(machineId, pairingId);
   }
 }

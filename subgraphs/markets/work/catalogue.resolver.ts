@@ -1,5 +1,6 @@
 import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { MarketsDeps } from "../deps.js";
+import { MACHINE_SESSION_ARG } from "../machines/identity/machine-session.type.js";
 import { MarketSearch, MarketSearchInput, MarketService, MarketServicePage, MarketSkill } from "./catalogue.type.js";
 
 @Resolver()
@@ -29,7 +30,14 @@ export class CatalogueResolver {
   }
 
   @Mutation(() => MarketSearch, { description: "POST /market/search: ranked quotes with a short TTL." })
-  searchMarket(@Arg("input", () => MarketSearchInput) input: MarketSearchInput): Promise<MarketSearch> {
+  async searchMarket(
+    @Arg("input", () => MarketSearchInput) input: MarketSearchInput,
+    @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null,
+    @Arg("pairingToken", () => String, { nullable: true, description: "Or the token of an agent paired with the machine." }) pairingToken: string | null,
+  ): Promise<MarketSearch> {
+    // The machine, or an agent paired with it, searches for it (a search writes its quotes).
+    if (pairingToken != null && machineSession == null) await this.deps.store.write((tx) => this.deps.pairings.authenticate(tx, pairingToken, input.machineId));
+    else await this.deps.machineSessions.authorize(machineSession, input.machineId);
     return this.deps.catalogue.search({
       ...input,
       budgetAmount: input.budget?.amount ?? null,

@@ -10,6 +10,7 @@ import {
   MarketTaskPage,
   TaskExecution,
 } from "./task.type.js";
+import { MACHINE_SESSION_ARG } from "../machines/identity/machine-session.type.js";
 
 const S = () => String;
 const opt = { nullable: true } as const;
@@ -71,26 +72,31 @@ export class TaskResolver {
   }
 
   @Mutation(() => MarketTask, { description: "POST /machines/:machineId/tasks (201, queued)" })
-  createTask(@Arg("machineId", S) machineId: string, @Arg("input", () => MarketTaskInput) input: MarketTaskInput): Promise<MarketTask> {
+  async createTask(@Arg("machineId", S) machineId: string, @Arg("input", () => MarketTaskInput) input: MarketTaskInput, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null): Promise<MarketTask> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.tasks.create(machineId, input);
   }
 
   @Mutation(() => MarketTask, { description: "POST /machines/:machineId/tasks/:taskId/discover" })
-  discoverTask(@Arg("machineId", S) machineId: string, @Arg("taskId", S) taskId: string): Promise<MarketTask> {
+  async discoverTask(@Arg("machineId", S) machineId: string, @Arg("taskId", S) taskId: string, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null): Promise<MarketTask> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.tasks.discover(machineId, taskId);
   }
 
   @Mutation(() => MarketTask, { description: "POST /machines/:machineId/tasks/:taskId/resolve (201); serviceId: one of the candidates, default the best." })
-  resolveTask(
+  async resolveTask(
     @Arg("machineId", S) machineId: string,
     @Arg("taskId", S) taskId: string,
     @Arg("serviceId", S, opt) serviceId: string | null,
+    @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null,
   ): Promise<MarketTask> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.tasks.resolve(machineId, taskId, serviceId);
   }
 
   @Mutation(() => TaskExecution, { description: "POST /machines/:machineId/tasks/:taskId/execute" })
-  executeTask(@Arg("machineId", S) machineId: string, @Arg("taskId", S) taskId: string): Promise<TaskExecution> {
+  async executeTask(@Arg("machineId", S) machineId: string, @Arg("taskId", S) taskId: string, @Arg("machineSession", () => String, MACHINE_SESSION_ARG) machineSession: string | null): Promise<TaskExecution> {
+    await this.deps.machineSessions.authorize(machineSession, machineId);
     return this.deps.executor.execute(machineId, taskId);
   }
 }

@@ -3,10 +3,8 @@
  * rest-shim/routes/markets/machines/runtime.routes.ts). Entries built with `marketsRoute` from rest-shim/routes/markets/http.ts; views keep the documented field
  * names (public notes 2.2).
  */
-import type { IncomingHttpHeaders } from "node:http";
-import { RouteInputError } from "../../../json-body.js";
 import type { RouteDefinition } from "../../../route-definition.js";
-import { bodyObject, enumIn, enumOut, itemOf, marketsRoute, noContent, op, pageOf, pageQuery, pick } from "../http.js";
+import { bodyObject, enumIn, enumOut, itemOf, machineSessionOf, marketsRoute, noContent, op, pageOf, pageQuery, pick } from "../http.js";
 
 const MACHINE_FIELDS = `id displayName status ownerId identityRef
   identityProof { method identityRef signerAddress challengeId verifiedAt challengeExpiresAt controllerAddresses resolutionSource }
@@ -30,7 +28,7 @@ export const MACHINE_OPERATIONS = {
   ),
   updateMarketMachine: op(
     "UpdateMarketMachine",
-    `mutation UpdateMarketMachine($id: String!, $input: UpdateMarketMachineInput!) { updateMarketMachine(id: $id, input: $input) { ${MACHINE_FIELDS} } }`,
+    `mutation UpdateMarketMachine($machineSession: String, $id: String!, $input: UpdateMarketMachineInput!) { updateMarketMachine(machineSession: $machineSession, id: $id, input: $input) { ${MACHINE_FIELDS} } }`,
   ),
   createMachineSession: op(
     "CreateMachineSession",
@@ -45,18 +43,6 @@ export const MACHINE_OPERATIONS = {
 }`,
   ),
 } as const;
-
-/**
- * The machine session of a request: `Authorization: Bearer <token>`. Absent is null (the service answers
- * MACHINE_IDENTITY_PROOF_REQUIRED); a header that is not exactly one bearer token is MACHINE_IDENTITY_PROOF_INVALID.
- */
-export function machineSessionOf(headers: Readonly<IncomingHttpHeaders>): string | null {
-  const authorization = headers.authorization;
-  if (authorization === undefined) return null;
-  const match = /^Bearer ([^\s]+)$/.exec(authorization);
-  if (!match) throw new RouteInputError("MACHINE_IDENTITY_PROOF_INVALID");
-  return match[1]!;
-}
 
 export const MACHINE_STATUSES = ["draft", "active", "degraded", "blocked", "archived"] as const;
 
@@ -89,7 +75,7 @@ function machineInput(raw: Buffer, create: boolean) {
 }
 
 export const MACHINE_ROUTES: readonly RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "identity-proof" },
     method: "POST",
     path: "/machine-identity/sessions",
     body: true,
@@ -102,7 +88,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     },
     respond: itemOf("createMachineSession", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "DELETE",
     path: "/machine-identity/sessions/:sessionId",
     machineRule: { kind: "none" },
@@ -110,7 +96,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, headers }) => ({ machineSession: machineSessionOf(headers), sessionId: params.sessionId }),
     respond: noContent,
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a challenge grants nothing until a controller signs it" },
     method: "POST",
     path: "/machine-identity/challenges",
     body: true,
@@ -119,7 +105,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ body }) => pick(bodyObject(body), { identityRef: "string" }),
     respond: itemOf("createMachineIdentityChallenge", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines",
     machineRule: { kind: "none" },
@@ -127,7 +113,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ query }) => pageQuery(query),
     respond: pageOf("marketMachines", machineView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "identity-proof" },
     method: "POST",
     path: "/machines",
     body: true,
@@ -136,7 +122,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ body }) => ({ input: machineInput(body, true) }),
     respond: itemOf("createMarketMachine", 201, machineView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId",
     machineRule: {
@@ -147,7 +133,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params }) => ({ id: params.machineId! }),
     respond: itemOf("marketMachine", 200, machineView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-or-proof" },
     method: "PATCH",
     path: "/machines/:machineId",
     body: true,

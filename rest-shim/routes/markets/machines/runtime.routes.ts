@@ -25,18 +25,18 @@ export const RUNTIME_OPERATIONS = {
   ),
   upsertRuntimeEndpoint: op(
     "UpsertRuntimeEndpoint",
-    `mutation UpsertRuntimeEndpoint($machineId: String!, $providerKey: String!, $input: RuntimeEndpointInput!) {
-  upsertRuntimeEndpoint(machineId: $machineId, providerKey: $providerKey, input: $input) { created endpoint { ${ENDPOINT_FIELDS} } }
+    `mutation UpsertRuntimeEndpoint($machineSession: String, $machineId: String!, $providerKey: String!, $input: RuntimeEndpointInput!) {
+  upsertRuntimeEndpoint(machineSession: $machineSession, machineId: $machineId, providerKey: $providerKey, input: $input) { created endpoint { ${ENDPOINT_FIELDS} } }
 }`,
   ),
   deleteRuntimeEndpoint: op(
     "DeleteRuntimeEndpoint",
-    `mutation DeleteRuntimeEndpoint($machineId: String!, $providerKey: String!) { deleteRuntimeEndpoint(machineId: $machineId, providerKey: $providerKey) }`,
+    `mutation DeleteRuntimeEndpoint($machineSession: String, $machineId: String!, $providerKey: String!) { deleteRuntimeEndpoint(machineSession: $machineSession, machineId: $machineId, providerKey: $providerKey) }`,
   ),
   enrollMachineAgent: op(
     "EnrollMachineAgent",
-    `mutation EnrollMachineAgent($machineId: String!, $input: EnrollMachineAgentInput!) {
-  enrollMachineAgent(machineId: $machineId, input: $input) { agent { ${AGENT_FIELDS} } agentToken }
+    `mutation EnrollMachineAgent($machineSession: String, $machineId: String!, $input: EnrollMachineAgentInput!) {
+  enrollMachineAgent(machineSession: $machineSession, machineId: $machineId, input: $input) { agent { ${AGENT_FIELDS} } agentToken }
 }`,
   ),
   machineAgents: op(
@@ -47,7 +47,7 @@ export const RUNTIME_OPERATIONS = {
   ),
   revokeMachineAgent: op(
     "RevokeMachineAgent",
-    `mutation RevokeMachineAgent($machineId: String!, $agentId: String!) { revokeMachineAgent(machineId: $machineId, agentId: $agentId) { ${AGENT_FIELDS} } }`,
+    `mutation RevokeMachineAgent($machineSession: String, $machineId: String!, $agentId: String!) { revokeMachineAgent(machineSession: $machineSession, machineId: $machineId, agentId: $agentId) { ${AGENT_FIELDS} } }`,
   ),
   machineAgentHeartbeat: op(
     "MachineAgentHeartbeat",
@@ -120,7 +120,7 @@ const SAMPLE_ENDPOINT = { endpointBaseUrl: "http://127.0.0.1:9" };
 const guarded = (sample: { body?: unknown; params?: Record<string, string> } = {}) => ({ kind: "guarded" as const, machineIn: "path" as const, sample });
 
 export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/runtime-endpoints",
     machineRule: guarded(),
@@ -128,7 +128,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, query }) => ({ machineId: params.machineId!, ...pageQuery(query) }),
     respond: pageOf("runtimeEndpoints", endpointView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/runtime-endpoints/:providerKey",
     machineRule: guarded({ params: { providerKey: "sample" } }),
@@ -136,7 +136,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId!, providerKey: params.providerKey! }),
     respond: itemOf("runtimeEndpoint", 200, endpointView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "PUT",
     path: "/machines/:machineId/runtime-endpoints/:providerKey",
     body: true,
@@ -145,7 +145,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId!, providerKey: params.providerKey!, input: endpointInput(bodyObject(body), false) }),
     respond: upsertedItemOf("upsertRuntimeEndpoint", "endpoint", endpointView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "DELETE",
     path: "/machines/:machineId/runtime-endpoints/:providerKey",
     machineRule: guarded({ params: { providerKey: "sample" } }),
@@ -153,7 +153,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId!, providerKey: params.providerKey! }),
     respond: noContent,
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: "/machines/:machineId/agents/enrollment",
     body: true,
@@ -162,7 +162,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId!, input: pick(bodyObject(body), { label: "string?", allowedProviderKeys: "string[]" }) }),
     respond: itemOf("enrollMachineAgent", 201, (enrollment) => ({ agent: agentView(enrollment.agent), agentToken: enrollment.agentToken })),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/agents",
     machineRule: guarded(),
@@ -170,7 +170,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, query }) => ({ machineId: params.machineId!, ...pageQuery(query) }),
     respond: pageOf("machineAgents", agentView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: "/machines/:machineId/agents/:agentId/revoke",
     machineRule: guarded({ params: { agentId: "magt_000000000000000000000000" } }),
@@ -178,7 +178,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId!, agentId: params.agentId! }),
     respond: itemOf("revokeMachineAgent", 200, agentView),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/machine-agents/heartbeat",
     body: true,

@@ -30,8 +30,8 @@ export const ORDER_OPERATIONS = {
   ),
   createAgentPairing: op(
     "CreateAgentPairing",
-    `mutation CreateAgentPairing($machineId: String!, $input: CreateAgentPairingInput!) {
-  createAgentPairing(machineId: $machineId, input: $input) { ${PAIRING} pairingToken }
+    `mutation CreateAgentPairing($machineSession: String, $machineId: String!, $input: CreateAgentPairingInput!) {
+  createAgentPairing(machineSession: $machineSession, machineId: $machineId, input: $input) { ${PAIRING} pairingToken }
 }`,
   ),
   createAgentPairingSession: op(
@@ -42,13 +42,13 @@ export const ORDER_OPERATIONS = {
   ),
   updateAgentPairing: op(
     "UpdateAgentPairing",
-    `mutation UpdateAgentPairing($machineId: String!, $pairingId: String!, $input: UpdateAgentPairingInput!) {
-  updateAgentPairing(machineId: $machineId, pairingId: $pairingId, input: $input) { ${PAIRING} }
+    `mutation UpdateAgentPairing($machineSession: String, $machineId: String!, $pairingId: String!, $input: UpdateAgentPairingInput!) {
+  updateAgentPairing(machineSession: $machineSession, machineId: $machineId, pairingId: $pairingId, input: $input) { ${PAIRING} }
 }`,
   ),
   revokeAgentPairing: op(
     "RevokeAgentPairing",
-    `mutation RevokeAgentPairing($machineId: String!, $pairingId: String!) { revokeAgentPairing(machineId: $machineId, pairingId: $pairingId) { ${PAIRING} } }`,
+    `mutation RevokeAgentPairing($machineSession: String, $machineId: String!, $pairingId: String!) { revokeAgentPairing(machineSession: $machineSession, machineId: $machineId, pairingId: $pairingId) { ${PAIRING} } }`,
   ),
   createMarketOrder: op(
     "CreateMarketOrder",

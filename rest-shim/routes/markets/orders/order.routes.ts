@@ -77,7 +77,7 @@ const pairing = (suffix = "") => `/machines/:machineId/agent-pairings${suffix}`;
 const order = (suffix = "") => `/market/orders/:orderId${suffix}`;
 
 const pairingRoutes: RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: pairing(),
     operation: OPS.agentPairings,
@@ -85,7 +85,7 @@ const pairingRoutes: RouteDefinition[] = [
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query) }),
     respond: pageOf("agentPairings", pairingItem),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a challenge grants nothing until the agent signs it" },
     method: "POST",
     path: pairing("/challenges"),
     body: true,
@@ -97,7 +97,7 @@ const pairingRoutes: RouteDefinition[] = [
     }),
     respond: itemOf("createAgentPairingChallenge", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: pairing(),
     body: true,
@@ -110,7 +110,7 @@ const pairingRoutes: RouteDefinition[] = [
     },
     respond: itemOf("createAgentPairing", 201, pairingItem),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "agent-proof" },
     method: "POST",
     path: pairing("/:pairingId/sessions"),
     body: true,
@@ -119,7 +119,7 @@ const pairingRoutes: RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId, pairingId: params.pairingId, agentProof: proofOf(bodyObject(body, true)) }),
     respond: itemOf("createAgentPairingSession", 201, pairingItem),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "PATCH",
     path: pairing("/:pairingId"),
     body: true,
@@ -132,7 +132,7 @@ const pairingRoutes: RouteDefinition[] = [
     },
     respond: itemOf("updateAgentPairing", 200, pairingItem),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "DELETE",
     path: pairing("/:pairingId"),
     operation: OPS.revokeAgentPairing,
@@ -143,7 +143,7 @@ const pairingRoutes: RouteDefinition[] = [
 ];
 
 const orderWrite = (suffix: string, operation: (typeof OPS)[keyof typeof OPS], field: string, extra?: (body: Buffer) => Record<string, unknown>) =>
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: order(suffix),
     body: extra !== undefined,
@@ -155,7 +155,7 @@ const orderWrite = (suffix: string, operation: (typeof OPS)[keyof typeof OPS], f
   });
 
 const orderRoutes: RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: "/market/orders",
     body: true,
@@ -169,7 +169,7 @@ const orderRoutes: RouteDefinition[] = [
     },
     respond: itemOf("createMarketOrder", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/market/orders",
     operation: OPS.marketOrders,
@@ -181,7 +181,7 @@ const orderRoutes: RouteDefinition[] = [
     },
     respond: pageOf("marketOrders"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: order(),
     operation: OPS.marketOrder,
@@ -189,7 +189,7 @@ const orderRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ orderId: params.orderId }),
     respond: itemOf("marketOrder"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: order("/payment"),
     operation: OPS.marketOrderPayment,
@@ -197,7 +197,7 @@ const orderRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ orderId: params.orderId }),
     respond: itemOf("marketOrderPayment"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: order("/payment-intent"),
     body: true,
@@ -212,7 +212,7 @@ const orderRoutes: RouteDefinition[] = [
     },
     respond: itemOf("createPaymentIntent"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: order("/execute"),
     operation: OPS.executeMarketOrder,

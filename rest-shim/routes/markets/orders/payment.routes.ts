@@ -36,7 +36,7 @@ export const PAYMENT_OPERATIONS = {
 } as const;
 
 const write = (suffix: string, operation: (typeof PAYMENT_OPERATIONS)[keyof typeof PAYMENT_OPERATIONS], field: string, withBody: boolean) =>
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: `/market/orders/:orderId${suffix}`,
     body: withBody,

@@ -97,7 +97,7 @@ const ORDER_SAMPLE = { orderId: "sord_aaaaaaaaaaaaaaaa" };
 export const PREPARE_ACCESS_BODY_LIMIT = 8 * 1024 * 1024;
 
 export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "the anonymous buyer's order grants nothing until it is paid" },
     method: "POST",
     path: "/stream/orders",
     body: true,
@@ -109,7 +109,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     }),
     respond: itemOf("createStreamOrder", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/stream/orders/:orderId",
     operation: OPS.streamOrder,
@@ -117,7 +117,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params }) => ({ orderId: params.orderId }),
     respond: itemOf("streamOrder"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/stream/orders",
     operation: OPS.machineStreamOrders,
@@ -125,7 +125,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, headers, query }) => ({ agent: { machineId: params.machineId, ...agentCredentials(headers) }, ...pageQuery(query) }),
     respond: pageOf("machineStreamOrders"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "the anonymous buyer pays its own order; the payment is checked as documented" },
     method: "POST",
     path: "/stream/orders/:orderId/payment",
     body: true,
@@ -145,7 +145,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     },
     respond: itemOf("payStreamOrder"),
   }),
-  withJsonBodyLimit(marketsRoute({
+  withJsonBodyLimit(marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/orders/:orderId/prepare-access",
     body: true,
@@ -162,7 +162,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       return { status: 200, body: json({ item: result.item, access: result.access, deliverySession: result.deliverySession }) };
     },
   }), PREPARE_ACCESS_BODY_LIMIT),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/delivery-sessions/poll",
     body: true,
@@ -175,7 +175,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     },
     respond: pageOf("pollStreamDeliverySessions"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "PATCH",
     path: "/stream/delivery-sessions/:sessionId",
     body: true,
@@ -188,7 +188,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     },
     respond: itemOf("updateStreamDeliverySession"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/stream/orders/:orderId/delivery",
     operation: OPS.streamOrderDelivery,

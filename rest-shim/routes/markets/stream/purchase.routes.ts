@@ -104,8 +104,8 @@ const NONE = { kind: "none" } as const;
 const MACHINE_SAMPLE = { capabilities: [{ transportId: "tcp", version: "1", params: { addresses: ["127.0.0.1:4001"] } }] };
 
 export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
-  marketsRoute({ method: "GET", path: "/payment-rails", operation: OPS.paymentRails, machineRule: NONE, variables: () => ({}), respond: itemsOf("paymentRails") }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" }, method: "GET", path: "/payment-rails", operation: OPS.paymentRails, machineRule: NONE, variables: () => ({}), respond: itemsOf("paymentRails") }),
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/delivery-transports",
     operation: OPS.deliveryTransports,
@@ -113,7 +113,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     variables: () => ({}),
     respond: itemsOf("deliveryTransports"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "PUT",
     path: "/machines/:machineId/delivery-capabilities",
     body: true,
@@ -130,7 +130,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
       return { status: result.created ? 201 : 200, body: json({ item: result.item }) };
     },
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: "/purchases",
     body: true,
@@ -140,7 +140,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ headers, body }) => ({ pairingToken: pairingTokenOf(headers), input: bodyObject(body) }),
     respond: itemOf("createPurchase", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing-or-machine-agent" },
     method: "GET",
     path: purchase(),
     operation: OPS.purchase,
@@ -148,7 +148,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, headers }) => ({ purchaseId: params.purchaseId, pairingToken: pairingTokenOf(headers), ...machineAgentOf(headers) }),
     respond: itemOf("purchase"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: purchase("/payment-intent"),
     body: true,
@@ -157,7 +157,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
     respond: itemOf("createPurchasePaymentIntent"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
     path: purchase("/payment-proof"),
     body: true,
@@ -166,7 +166,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
     respond: itemOf("submitPurchasePaymentProof"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing" },
     method: "GET",
     path: purchase("/delivery"),
     operation: OPS.getPurchaseDelivery,
@@ -174,7 +174,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params, headers }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId }),
     respond: bare("getPurchaseDelivery"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "pairing-or-machine-agent" },
     method: "POST",
     path: purchase("/events"),
     body: true,
@@ -188,7 +188,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     respond: itemOf("createPurchaseEvent", 201),
   }),
   // Up to 10,000 buyer-access entries in one call, like the order flow's prepare-access.
-  withJsonBodyLimit(marketsRoute({
+  withJsonBodyLimit(marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: purchase("/prepare-access"),
     body: true,
@@ -202,7 +202,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     },
     respond: bare("preparePurchaseAccess"),
   }), PREPARE_ACCESS_BODY_LIMIT),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/delivery-sessions/handoff/verify",
     body: true,

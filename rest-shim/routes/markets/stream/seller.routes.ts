@@ -50,7 +50,7 @@ const CHUNK_SAMPLE = `sha256:${"0".repeat(64)}`;
 const POLICY_SHAPE = { name: "string?", status: "string?", topicRules: "object[]?", buffer: "object?", payload: "object?", destinations: "object[]?" } as const;
 
 const ingestRoutes: RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/machines/:machineId/stream/signing-keys",
     body: true,
@@ -62,7 +62,7 @@ const ingestRoutes: RouteDefinition[] = [
     },
     respond: created("registerStreamSigningKey", "key"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/machines/:machineId/stream/policies",
     body: true,
@@ -74,7 +74,7 @@ const ingestRoutes: RouteDefinition[] = [
     },
     respond: itemOf("createStreamPolicy", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/stream/policies",
     operation: OPS.streamPolicies,
@@ -82,7 +82,7 @@ const ingestRoutes: RouteDefinition[] = [
     variables: ({ params, headers, query }) => ({ machineId: params.machineId, ...agentCredentialsOf(headers), ...pageQuery(query) }),
     respond: pageOf("streamPolicies"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "PATCH",
     path: "/machines/:machineId/stream/policies/:policyId",
     body: true,
@@ -94,7 +94,7 @@ const ingestRoutes: RouteDefinition[] = [
     },
     respond: itemOf("updateStreamPolicy"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/heartbeat",
     body: true,
@@ -106,7 +106,7 @@ const ingestRoutes: RouteDefinition[] = [
     },
     respond: itemOf("streamHeartbeat"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/events",
     body: true,
@@ -119,7 +119,7 @@ const ingestRoutes: RouteDefinition[] = [
     },
     respond: created("recordStreamEvent", "receipt"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/events/batch",
     body: true,
@@ -131,7 +131,7 @@ const ingestRoutes: RouteDefinition[] = [
     },
     respond: (data): RouteOutcome => ({ status: 201, body: json({ items: fieldOf(data, "recordStreamEventBatch") }) }),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "PATCH",
     path: "/stream/events/:receiptId/chain-receipt",
     body: true,
@@ -146,7 +146,7 @@ const ingestRoutes: RouteDefinition[] = [
 ];
 
 const chunkRoutes: RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/chunks",
     body: true,
@@ -158,7 +158,7 @@ const chunkRoutes: RouteDefinition[] = [
     },
     respond: created("registerStreamChunk", "chunk"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "PUT",
     path: "/stream/chunks/:chunkId/data",
     octetBody: MAX_CHUNK_SIZE,
@@ -168,7 +168,7 @@ const chunkRoutes: RouteDefinition[] = [
     respond: itemOf("streamChunkUploadTarget"),
     raw: { serve: uploadServer(OPS.commitStreamChunkData), docs: STREAM_DATA_DOCS.upload },
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "delivery-token" },
     method: "GET",
     path: "/stream/chunks/:chunkId/data",
     operation: OPS.streamChunkDownload,
@@ -181,7 +181,7 @@ const chunkRoutes: RouteDefinition[] = [
     respond: itemOf("streamChunkDownload"),
     raw: { serve: serveChunkDownload, docs: STREAM_DATA_DOCS.download },
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/stream/buyer-access",
     body: true,
@@ -193,7 +193,7 @@ const chunkRoutes: RouteDefinition[] = [
     },
     respond: created("uploadStreamBuyerAccess", "access"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/stream/chunks/:chunkId/buyer-access",
     operation: OPS.streamBuyerAccess,
@@ -217,7 +217,7 @@ const listingChunks = (data: Record<string, unknown>): RouteOutcome => {
 export const LISTING_BODY_LIMIT = 1024 * 1024;
 
 const listingRoutes: RouteDefinition[] = [
-  withJsonBodyLimit(marketsRoute({
+  withJsonBodyLimit(marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
     path: "/machines/:machineId/stream/listings",
     body: true,
@@ -231,7 +231,7 @@ const listingRoutes: RouteDefinition[] = [
     },
     respond: itemOf("createStreamListing", 201),
   }), LISTING_BODY_LIMIT),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/stream/listings",
     operation: OPS.streamListings,
@@ -248,7 +248,7 @@ const listingRoutes: RouteDefinition[] = [
     },
     respond: pageOf("streamListings"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/stream/listings/:listingId",
     operation: OPS.streamListing,
@@ -256,7 +256,7 @@ const listingRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ listingId: params.listingId }),
     respond: itemOf("streamListing"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/stream/listings/:listingId/chunks",
     operation: OPS.streamListingChunks,

@@ -24,7 +24,7 @@ function filters(query: URLSearchParams, names: string[]): Record<string, string
 }
 
 export const POLICY_AUDIT_ROUTES: readonly RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/policies",
     operation: OPS.marketPolicies,
@@ -32,7 +32,7 @@ export const POLICY_AUDIT_ROUTES: readonly RouteDefinition[] = [
     variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["status", "kind"]) }),
     respond: pageOf("marketPolicies"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "platform-wide policies name no machine; MARKETS_API_KEYS guards them with every route" },
     method: "POST",
     path: "/policies",
     body: true,
@@ -41,7 +41,7 @@ export const POLICY_AUDIT_ROUTES: readonly RouteDefinition[] = [
     variables: ({ body }) => ({ input: pick(bodyObject(body), POLICY_SHAPE) }),
     respond: itemOf("createMarketPolicy", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/policies/:policyId",
     operation: OPS.marketPolicy,
@@ -49,7 +49,7 @@ export const POLICY_AUDIT_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params }) => ({ policyId: params.policyId }),
     respond: itemOf("marketPolicy"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "platform-wide policies name no machine; MARKETS_API_KEYS guards them with every route" },
     method: "PATCH",
     path: "/policies/:policyId",
     body: true,
@@ -62,7 +62,7 @@ export const POLICY_AUDIT_ROUTES: readonly RouteDefinition[] = [
     },
     respond: itemOf("updateMarketPolicy"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/audit-events",
     operation: OPS.auditEvents,

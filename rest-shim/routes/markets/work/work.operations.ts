@@ -20,26 +20,26 @@ export const WORK_OPERATIONS = {
   machineGraph: op("MachineGraph", `query MachineGraph($machineId: String!) { machineGraph(machineId: $machineId) { machineId nodes { ${NODE} } edges { ${EDGE} } } }`),
   createGraphNode: op(
     "CreateGraphNode",
-    `mutation CreateGraphNode($machineId: String!, $input: GraphNodeInput!) { createGraphNode(machineId: $machineId, input: $input) { ${NODE} } }`,
+    `mutation CreateGraphNode($machineSession: String, $machineId: String!, $input: GraphNodeInput!) { createGraphNode(machineSession: $machineSession, machineId: $machineId, input: $input) { ${NODE} } }`,
   ),
   updateGraphNode: op(
     "UpdateGraphNode",
-    `mutation UpdateGraphNode($machineId: String!, $nodeId: String!, $input: GraphNodeInput!) {
-  updateGraphNode(machineId: $machineId, nodeId: $nodeId, input: $input) { ${NODE} }
+    `mutation UpdateGraphNode($machineSession: String, $machineId: String!, $nodeId: String!, $input: GraphNodeInput!) {
+  updateGraphNode(machineSession: $machineSession, machineId: $machineId, nodeId: $nodeId, input: $input) { ${NODE} }
 }`,
   ),
-  deleteGraphNode: op("DeleteGraphNode", `mutation DeleteGraphNode($machineId: String!, $nodeId: String!) { deleteGraphNode(machineId: $machineId, nodeId: $nodeId) }`),
+  deleteGraphNode: op("DeleteGraphNode", `mutation DeleteGraphNode($machineSession: String, $machineId: String!, $nodeId: String!) { deleteGraphNode(machineSession: $machineSession, machineId: $machineId, nodeId: $nodeId) }`),
   createGraphEdge: op(
     "CreateGraphEdge",
-    `mutation CreateGraphEdge($machineId: String!, $input: GraphEdgeInput!) { createGraphEdge(machineId: $machineId, input: $input) { ${EDGE} } }`,
+    `mutation CreateGraphEdge($machineSession: String, $machineId: String!, $input: GraphEdgeInput!) { createGraphEdge(machineSession: $machineSession, machineId: $machineId, input: $input) { ${EDGE} } }`,
   ),
   updateGraphEdge: op(
     "UpdateGraphEdge",
-    `mutation UpdateGraphEdge($machineId: String!, $edgeId: String!, $input: GraphEdgeInput!) {
-  updateGraphEdge(machineId: $machineId, edgeId: $edgeId, input: $input) { ${EDGE} }
+    `mutation UpdateGraphEdge($machineSession: String, $machineId: String!, $edgeId: String!, $input: GraphEdgeInput!) {
+  updateGraphEdge(machineSession: $machineSession, machineId: $machineId, edgeId: $edgeId, input: $input) { ${EDGE} }
 }`,
   ),
-  deleteGraphEdge: op("DeleteGraphEdge", `mutation DeleteGraphEdge($machineId: String!, $edgeId: String!) { deleteGraphEdge(machineId: $machineId, edgeId: $edgeId) }`),
+  deleteGraphEdge: op("DeleteGraphEdge", `mutation DeleteGraphEdge($machineSession: String, $machineId: String!, $edgeId: String!) { deleteGraphEdge(machineSession: $machineSession, machineId: $machineId, edgeId: $edgeId) }`),
   marketSkills: op(
     "MarketSkills",
     "query MarketSkills { marketSkills { key providerKey label description serviceTypes operations executionMode integrationStatus } }",
@@ -55,8 +55,8 @@ export const WORK_OPERATIONS = {
   marketService: op("MarketService", `query MarketService($serviceId: String!) { marketService(serviceId: $serviceId) { ${SERVICE} } }`),
   searchMarket: op(
     "SearchMarket",
-    `mutation SearchMarket($input: MarketSearchInput!) {
-  searchMarket(input: $input) {
+    `mutation SearchMarket($machineSession: String, $pairingToken: String, $input: MarketSearchInput!) {
+  searchMarket(machineSession: $machineSession, pairingToken: $pairingToken, input: $input) {
     searchId machineId createdAt expiresAt
     quotes { id searchId serviceId skillKey providerKey executionMode integrationStatus operation score reasons ${PRICING} expiresAt }
   }
@@ -71,22 +71,22 @@ export const WORK_OPERATIONS = {
   machineTask: op("MachineTask", `query MachineTask($machineId: String!, $taskId: String!) { machineTask(machineId: $machineId, taskId: $taskId) { ${TASK} } }`),
   createTask: op(
     "CreateTask",
-    `mutation CreateTask($machineId: String!, $input: MarketTaskInput!) { createTask(machineId: $machineId, input: $input) { ${TASK} } }`,
+    `mutation CreateTask($machineSession: String, $machineId: String!, $input: MarketTaskInput!) { createTask(machineSession: $machineSession, machineId: $machineId, input: $input) { ${TASK} } }`,
   ),
   discoverTask: op(
     "DiscoverTask",
-    `mutation DiscoverTask($machineId: String!, $taskId: String!) { discoverTask(machineId: $machineId, taskId: $taskId) { ${TASK} } }`,
+    `mutation DiscoverTask($machineSession: String, $machineId: String!, $taskId: String!) { discoverTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) { ${TASK} } }`,
   ),
   resolveTask: op(
     "ResolveTask",
-    `mutation ResolveTask($machineId: String!, $taskId: String!, $serviceId: String) {
-  resolveTask(machineId: $machineId, taskId: $taskId, serviceId: $serviceId) { ${TASK} }
+    `mutation ResolveTask($machineSession: String, $machineId: String!, $taskId: String!, $serviceId: String) {
+  resolveTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId, serviceId: $serviceId) { ${TASK} }
 }`,
   ),
   executeTask: op(
     "ExecuteTask",
-    `mutation ExecuteTask($machineId: String!, $taskId: String!) {
-  executeTask(machineId: $machineId, taskId: $taskId) {
+    `mutation ExecuteTask($machineSession: String, $machineId: String!, $taskId: String!) {
+  executeTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) {
     httpStatus task { ${TASK} } run { ${RUN} } outcome { ${OUTCOME} } handoff { label url notes }
   }
 }`,

@@ -4,7 +4,8 @@
  */
 import type { RouteDefinition, RouteOutcome } from "../../../route-definition.js";
 import { fieldOf } from "../../../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, queryParam } from "../http.js";
+import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, pairingHeaderOf, queryParam } from "../http.js";
+
 import { WORK_OPERATIONS as OPS } from "./work.operations.js";
 import { POLICY_AUDIT_ROUTES } from "./policy.routes.js";
 
@@ -43,7 +44,7 @@ function filters(query: URLSearchParams, names: string[]): Record<string, string
 }
 
 const graphRoutes: RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/graph",
     operation: OPS.machineGraph,
@@ -51,7 +52,7 @@ const graphRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId }),
     respond: itemOf("machineGraph"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: "/machines/:machineId/graph/nodes",
     body: true,
@@ -60,7 +61,7 @@ const graphRoutes: RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId, input: pick(bodyObject(body), NODE_SHAPE) }),
     respond: itemOf("createGraphNode", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "PATCH",
     path: "/machines/:machineId/graph/nodes/:nodeId",
     body: true,
@@ -69,7 +70,7 @@ const graphRoutes: RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId, nodeId: params.nodeId, input: pick(bodyObject(body), NODE_SHAPE) }),
     respond: itemOf("updateGraphNode"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "DELETE",
     path: "/machines/:machineId/graph/nodes/:nodeId",
     operation: OPS.deleteGraphNode,
@@ -77,7 +78,7 @@ const graphRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId, nodeId: params.nodeId }),
     respond: noContent,
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: "/machines/:machineId/graph/edges",
     body: true,
@@ -86,7 +87,7 @@ const graphRoutes: RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId, input: pick(bodyObject(body), EDGE_SHAPE) }),
     respond: itemOf("createGraphEdge", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "PATCH",
     path: "/machines/:machineId/graph/edges/:edgeId",
     body: true,
@@ -95,7 +96,7 @@ const graphRoutes: RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId, edgeId: params.edgeId, input: pick(bodyObject(body), EDGE_SHAPE) }),
     respond: itemOf("updateGraphEdge"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "DELETE",
     path: "/machines/:machineId/graph/edges/:edgeId",
     operation: OPS.deleteGraphEdge,
@@ -106,7 +107,7 @@ const graphRoutes: RouteDefinition[] = [
 ];
 
 const catalogueRoutes: RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/market/skills",
     operation: OPS.marketSkills,
@@ -114,7 +115,7 @@ const catalogueRoutes: RouteDefinition[] = [
     variables: () => ({}),
     respond: itemsOf("marketSkills"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/market/services",
     operation: OPS.marketServices,
@@ -122,7 +123,7 @@ const catalogueRoutes: RouteDefinition[] = [
     variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["skillKey", "serviceType", "executionMode", "providerKey"]) }),
     respond: pageOf("marketServices"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/market/services/:serviceId",
     operation: OPS.marketService,
@@ -130,13 +131,13 @@ const catalogueRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ serviceId: params.serviceId }),
     respond: itemOf("marketService"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine-or-pairing" },
     method: "POST",
     path: "/market/search",
     body: true,
     operation: OPS.searchMarket,
     machineRule: { kind: "guarded", machineIn: "body", sample: { body: { machineId: "{machineId}", skillKey: "oracle.price-feed" } } },
-    variables: ({ body }) => {
+    variables: ({ body, headers }) => {
       const source = bodyObject(body);
       const input = pick(source, {
         machineId: "string",
@@ -151,7 +152,7 @@ const catalogueRoutes: RouteDefinition[] = [
         budget: "object?",
       });
       if (input.budget) input.budget = pick(input.budget as Record<string, unknown>, { amount: "string?", currency: "string?" });
-      return { input };
+      return { input, pairingToken: pairingHeaderOf(headers) };
     },
     respond: itemOf("searchMarket"),
   }),
@@ -160,7 +161,7 @@ const catalogueRoutes: RouteDefinition[] = [
 const task = (path: string) => `/machines/:machineId/tasks/:taskId${path}`;
 
 const taskRoutes: RouteDefinition[] = [
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/tasks",
     operation: OPS.machineTasks,
@@ -168,7 +169,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query), ...filters(query, ["status"]) }),
     respond: pageOf("machineTasks"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: "/machines/:machineId/tasks",
     body: true,
@@ -177,7 +178,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId, input: pick(bodyObject(body), TASK_SHAPE) }),
     respond: itemOf("createTask", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: task(""),
     operation: OPS.machineTask,
@@ -185,7 +186,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: itemOf("machineTask"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: task("/discover"),
     operation: OPS.discoverTask,
@@ -194,7 +195,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: itemOf("discoverTask"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: task("/resolve"),
     body: true,
@@ -203,7 +204,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params, body }) => ({ machineId: params.machineId, taskId: params.taskId, ...pick(bodyObject(body, true), { serviceId: "string?" }) }),
     respond: itemOf("resolveTask", 201),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "machine" },
     method: "POST",
     path: task("/execute"),
     operation: OPS.executeTask,
@@ -212,7 +213,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
     respond: executionOf,
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/routes",
     operation: OPS.machineRoutes,
@@ -220,7 +221,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query) }),
     respond: pageOf("machineRoutes"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/machines/:machineId/outcomes",
     operation: OPS.machineOutcomes,
@@ -228,7 +229,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query) }),
     respond: pageOf("machineOutcomes"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/runs",
     operation: OPS.marketRuns,
@@ -236,7 +237,7 @@ const taskRoutes: RouteDefinition[] = [
     variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["machineId", "taskId", "status", "providerKey", "since", "until"]) }),
     respond: pageOf("marketRuns"),
   }),
-  marketsRoute({
+  marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/runs/:runId",
     operation: OPS.marketRun,

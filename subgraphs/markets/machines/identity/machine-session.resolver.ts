@@ -1,5 +1,5 @@
 /** Machine sessions on GraphQL: the mutations behind `POST` and `DELETE /machine-identity/sessions`. */
-import { Arg, Mutation, Resolver } from "type-graphql";
+import { Arg, Mutation, Query, Resolver } from "type-graphql";
 import type { MarketsDeps } from "../../deps.js";
 import { CreateMachineSessionInput, MachineSession } from "./machine-session.type.js";
 
@@ -10,6 +10,23 @@ export class MachineSessionResolver {
   @Mutation(() => MachineSession, { description: "POST /machine-identity/sessions: the machine's authority for a controller's proof." })
   createMachineSession(@Arg("input", () => CreateMachineSessionInput) input: CreateMachineSessionInput): Promise<MachineSession> {
     return this.deps.machineSessions.create(input.machineId, input.identityProof);
+  }
+
+  @Query(() => Boolean, {
+    description: "True when `machineSession` is the machine's authority now; its error (MACHINE_IDENTITY_PROOF_*) otherwise.",
+  })
+  async machineAuthority(
+    @Arg("machineId", () => String) machineId: string,
+    @Arg("machineSession", () => String, { nullable: true }) machineSession: string | null,
+    @Arg("pairingToken", () => String, { nullable: true, description: "Where an agent paired with the machine may act instead." })
+    pairingToken: string | null,
+  ): Promise<boolean> {
+    if (pairingToken != null && machineSession == null) {
+      await this.deps.store.write((tx) => this.deps.pairings.authenticate(tx, pairingToken, machineId));
+    } else {
+      await this.deps.machineSessions.authorize(machineSession, machineId);
+    }
+    return true;
   }
 
   @Mutation(() => Boolean, { description: "DELETE /machine-identity/sessions/{sessionId}: ends a session of the caller's machine." })

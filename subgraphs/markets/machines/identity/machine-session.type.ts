@@ -31,3 +31,9 @@ export class MachineSession {
   @Field(() => String)
   expiresAt!: string;
 }
+
+/** The `machineSession` argument of every mutation made with a machine's authority. */
+export const MACHINE_SESSION_ARG = {
+  nullable: true,
+  description: "The machine's session token (createMachineSession): its authority for this write, checked before anything else.",
+} as const;
