@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql, type TestPlatform } from "../support/platform.js";
 import { PLATFORM_START_TIMEOUT_MS, startMarketsPlatform } from "./helpers.js";
-import { marketsCall, seedMarketMachine } from "../support/markets.js";
+import { marketsCall } from "../support/markets.js";
+import { seedBoundMachine, sessionOf } from "../support/machine-sessions.js";
 
 let p: TestPlatform;
 let machine: string;
@@ -15,7 +16,7 @@ const db = () => p.platform.database!;
 
 beforeAll(async () => {
   p = await startMarketsPlatform();
-  machine = (await seedMarketMachine(db())).id;
+  machine = (await seedBoundMachine(p)).id;
 }, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
 
@@ -73,7 +74,7 @@ describe("graph nodes", () => {
   });
 
   it("a node of another machine is NOT_FOUND through this machine's path", async () => {
-    const other = (await seedMarketMachine(db())).id;
+    const other = (await seedBoundMachine(p)).id;
     const node = (await call("POST", `/machines/${other}/graph/nodes`, { label: "Foreign" })).body.item;
     expect((await call("PATCH", `/machines/${machine}/graph/nodes/${node.id}`, { label: "x" })).status).toBe(404);
     expect((await call("DELETE", `/machines/${machine}/graph/nodes/${node.id}`)).status).toBe(404);
@@ -102,7 +103,7 @@ describe("graph edges", () => {
 
   it("refuses an edge whose node does not exist (or belongs to another machine): VALIDATION_ERROR, nothing written", async () => {
     const a = (await call("POST", `/machines/${machine}/graph/nodes`, { label: "A" })).body.item;
-    const other = (await seedMarketMachine(db())).id;
+    const other = (await seedBoundMachine(p)).id;
     const foreign = (await call("POST", `/machines/${other}/graph/nodes`, { label: "F" })).body.item;
     const edges = await db().prisma.marketsGraphEdge.count();
     for (const body of [{ fromNodeId: a.id, toNodeId: "node_missing" }, { fromNodeId: "node_missing", toNodeId: a.id }, { fromNodeId: a.id, toNodeId: foreign.id }, { fromNodeId: a.id }]) {
@@ -136,8 +137,8 @@ describe("graph edges", () => {
 
 describe("global rule 1 and GraphQL", () => {
   it("an inactive or unverified machine gets MACHINE_NOT_ACTIVE / MACHINE_NOT_ACTIVATED and nothing is written", async () => {
-    const inactive = (await seedMarketMachine(db(), { status: "blocked" })).id;
-    const unverified = (await seedMarketMachine(db(), { identityVerified: false, status: "draft" })).id;
+    const inactive = (await seedBoundMachine(p, { status: "blocked" })).id;
+    const unverified = (await seedBoundMachine(p, { identityVerified: false, status: "draft" })).id;
     const nodes = await db().prisma.marketsGraphNode.count();
     const r1 = await call("POST", `/machines/${inactive}/graph/nodes`, { label: "x" });
     expect(r1.status).toBe(409);
@@ -149,17 +150,24 @@ describe("global rule 1 and GraphQL", () => {
   });
 
   it("GraphQL serves the same operations", async () => {
-    const created = await graphql(p.graphql, `mutation($m: String!) { createGraphNode(machineId: $m, input: { label: "Via GraphQL", data: { k: "v" } }) { id status data } }`, { m: machine });
+    const s = sessionOf(machine);
+    const anonymous = await graphql(p.graphql, `mutation($m: String!) { createGraphNode(machineId: $m, input: { label: "x" }) { id } }`, { m: machine });
+    expect(anonymous.body.errors?.[0]?.extensions?.code).toBe("MACHINE_IDENTITY_PROOF_REQUIRED");
+    const created = await graphql(
+      p.graphql,
+      `mutation($m: String!, $s: String) { createGraphNode(machineId: $m, machineSession: $s, input: { label: "Via GraphQL", data: { k: "v" } }) { id status data } }`,
+      { m: machine, s },
+    );
     expect(created.body.errors).toBeUndefined();
     expect(created.body.data.createGraphNode).toMatchObject({ status: "draft", data: { k: "v" } });
     const read = await graphql(p.graphql, `query($m: String!) { machineGraph(machineId: $m) { nodes { id } } }`, { m: machine });
     expect(read.body.data.machineGraph.nodes.map((n: any) => n.id)).toContain(created.body.data.createGraphNode.id);
-    const bad = await graphql(p.graphql, `mutation($m: String!) { createGraphNode(machineId: $m, input: { label: "x", status: "nope" }) { id } }`, { m: machine });
+    const bad = await graphql(p.graphql, `mutation($m: String!, $s: String) { createGraphNode(machineId: $m, machineSession: $s, input: { label: "x", status: "nope" }) { id } }`, { m: machine, s });
     expect(bad.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
   });
 
   it("the federated Machine entity (on-chain ID) reaches its market record's graph and tasks", async () => {
-    const bound = await seedMarketMachine(db(), { onChainMachineId: "1" });
+    const bound = await seedBoundMachine(p, { demo: p.demo.machines.find((m) => m.machineId === "1")! });
     const node = (await call("POST", `/machines/${bound.id}/graph/nodes`, { label: "Entity node" })).body.item;
     const query = `{ machine(machineId: "1") { marketMachine { id graph { nodes { id label } edges { id } } tasks(limit: 5) { items { id } } } } }`;
     const result = await graphql(p.graphql, query);

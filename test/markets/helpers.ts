@@ -9,6 +9,7 @@ import type { DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
 import type { StartOptions } from "../../gateway/platform.js";
 import type { MarketsServices } from "../../subgraphs/markets/index.js";
 import { send, type HttpAnswer } from "../support/http.js";
+import { openMachineSession, withMachineSession } from "../support/machine-sessions.js";
 import { startVerifyPlatform, type VerifyPlatform } from "../verify/helpers.js";
 
 export { PLATFORM_START_TIMEOUT_MS, usesPostgres } from "../support/platform.js";
@@ -30,7 +31,11 @@ export function prismaOf(p: MarketsPlatform) {
   return p.platform.database!.prisma;
 }
 
-/** One request to `/api/v1<path>`; an object body is sent as JSON with `content-type: application/json`. */
+/**
+ * One request to `/api/v1<path>`; an object body is sent as JSON with `content-type: application/json`. On routes
+ * that ask for the machine's authority, the session the suite opened for the machine is sent unless `headers` name
+ * an `authorization` (empty: none is sent) (support/machine-sessions.ts).
+ */
 export function api(
   p: MarketsPlatform,
   method: string,
@@ -39,9 +44,10 @@ export function api(
   headers: Record<string, string> = {},
 ): Promise<HttpAnswer> {
   const hasBody = body !== undefined;
+  const sent = withMachineSession(method, path, body, headers);
   return send(`${p.markets}/api/v1${path}`, {
     method,
-    headers: hasBody ? { "content-type": "application/json", ...headers } : headers,
+    headers: hasBody ? { "content-type": "application/json", ...sent } : sent,
     body: hasBody ? (typeof body === "string" ? body : JSON.stringify(body)) : undefined,
   });
 }
@@ -73,15 +79,17 @@ export async function signedProof(p: MarketsPlatform, identityRef: string, priva
 
 /**
  * Binds a demo machine with a proof signed by its controller: the new record (status active unless `status` says
- * otherwise). Each demo machine can be bound once per platform (one record per on-chain identity).
+ * otherwise), with a session of that controller for the suite's machine-bound writes. Each demo machine can be bound once per platform (one record per on-chain identity).
  */
 export async function bindMachine(p: MarketsPlatform, machine: DemoMachine, extra: Record<string, unknown> = {}): Promise<any> {
   const identityRef = identityRefOf(machine);
   const { challengeId, signature } = await signedProof(p, identityRef, machine.controllerPrivateKey);
-  return expectOk(
+  const record = expectOk(
     await api(p, "POST", "/machines", { displayName: `machine ${machine.machineId}`, identityRef, identityProof: { challengeId, signature }, ...extra }),
     201,
   ).item;
+  await openMachineSession(p, record.id, identityRef, machine.controllerPrivateKey);
+  return record;
 }
 
 /** The header that carries a pairing token on market writes. */

@@ -21,6 +21,7 @@ import {
   startMarketsPlatform,
   type MarketsPlatform,
 } from "./helpers.js";
+import { openMachineSession } from "../support/machine-sessions.js";
 
 let p: MarketsPlatform;
 let offsetMs = 0;
@@ -160,8 +161,9 @@ describe("POST /machines with identity verification `required` (the default)", (
       controllerAddresses: [machine.controllerAddress],
       resolutionSource: "service-mcr",
     });
-    const events = await prismaOf(p).marketAuditEvent.findMany({ where: { machineId: item.id } });
-    expect(events.map((e) => e.kind)).toEqual(["machine.created"]);
+    // bindMachine then opens the controller's session for the suite.
+    const events = await prismaOf(p).marketAuditEvent.findMany({ where: { machineId: item.id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.kind)).toEqual(["machine.created", "machine.session-created"]);
     expect(expectOk(await api(p, "GET", `/machines/${item.id}`)).item).toEqual(item);
   });
 
@@ -236,13 +238,24 @@ describe("PATCH /machines/:machineId", () => {
   it("updates fields; identityRef is immutable (409), an unknown machine is 404", async () => {
     const machine = p.machine("active", 1);
     const record = (await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { onChainMachineId: machine.machineId } }));
+    const session = await openMachineSession(p, record.id, machine.did, machine.controllerPrivateKey);
+    // Without the machine's authority nothing is looked at, not even whether the machine exists.
+    const untouched = await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: record.id } });
+    expectMarketsError(await api(p, "PATCH", `/machines/${record.id}`, { status: "blocked" }, { authorization: "" }), 401, "MACHINE_IDENTITY_PROOF_REQUIRED");
+    expectMarketsError(await api(p, "PATCH", "/machines/mach_000000000000000000000000", { displayName: "x" }), 401, "MACHINE_IDENTITY_PROOF_REQUIRED");
+    expect(await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: record.id } })).toEqual(untouched);
     const updated = expectOk(await api(p, "PATCH", `/machines/${record.id}`, { displayName: "renamed", labels: { a: "b" } })).item;
     expect(updated).toMatchObject({ displayName: "renamed", labels: { a: "b" }, identityRef: machine.did, status: "active" });
     const before = await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: record.id } });
     expectMarketsError(await api(p, "PATCH", `/machines/${record.id}`, { identityRef: "did:service:1", displayName: "x" }), 409, "MACHINE_IDENTITY_IMMUTABLE");
     expect(await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: record.id } })).toEqual(before);
     expectOk(await api(p, "PATCH", `/machines/${record.id}`, { identityRef: machine.did }));
-    expectMarketsError(await api(p, "PATCH", "/machines/mach_000000000000000000000000", { displayName: "x" }), 404, "NOT_FOUND");
+    // A session is the authority of its own machine only.
+    expectMarketsError(
+      await api(p, "PATCH", "/machines/mach_000000000000000000000000", { displayName: "x" }, { authorization: `Bearer ${session}` }),
+      401,
+      "MACHINE_IDENTITY_PROOF_INVALID",
+    );
     expectMarketsError(await api(p, "GET", "/machines/1"), 404, "NOT_FOUND");
   });
 });
@@ -256,9 +269,13 @@ describe("a controller change on chain", () => {
     expectMarketsError(await api(p, "GET", `/machines/${record.id}`), 409, "MACHINE_NOT_ACTIVATED");
     // The list does not re-check.
     expect(expectOk(await api(p, "GET", "/machines?limit=500")).items.map((m: any) => m.id)).toContain(record.id);
+    // The old controller's session no longer acts for the machine; the new controller opens its own.
+    const old = await openMachineSession(p, record.id, machine.did, machine.controllerPrivateKey).catch((error: Error) => error.message);
+    expect(old).toContain("401");
+    const fresh = { authorization: `Bearer ${await openMachineSession(p, record.id, machine.did, newController.privateKey)}` };
     // A patch re-verifies the stored proof: the flag drops, so activation is refused and rule 1 answers NOT_ACTIVATED.
-    expectMarketsError(await api(p, "PATCH", `/machines/${record.id}`, { status: "active" }), 409, "MACHINE_NOT_ACTIVATED");
-    expectOk(await api(p, "PATCH", `/machines/${record.id}`, { status: "blocked" }));
+    expectMarketsError(await api(p, "PATCH", `/machines/${record.id}`, { status: "active" }, fresh), 409, "MACHINE_NOT_ACTIVATED");
+    expectOk(await api(p, "PATCH", `/machines/${record.id}`, { status: "blocked" }, fresh));
     expect((await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: record.id } })).identityVerified).toBe(false);
     const proof = await signedProof(p, machine.did, newController.privateKey);
     expect(proof.challenge.controllerAddresses).toEqual([newController.address]);

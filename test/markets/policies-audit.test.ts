@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql, type TestPlatform } from "../support/platform.js";
 import { PLATFORM_START_TIMEOUT_MS, startMarketsPlatform } from "./helpers.js";
-import { marketsCall, seedMarketMachine } from "../support/markets.js";
+import { marketsCall } from "../support/markets.js";
+import { seedBoundMachine } from "../support/machine-sessions.js";
 
 let p: TestPlatform;
 const call = (method: string, path: string, body?: unknown) => marketsCall(p.markets, method, path, body);
@@ -72,8 +73,8 @@ describe("policies", () => {
 
 describe("GET /audit-events", () => {
   it("filters by machine, kind, actor and time, newest first, with keyset cursors; no machine check", async () => {
-    const a = (await seedMarketMachine(db())).id;
-    const b = (await seedMarketMachine(db())).id;
+    const a = (await seedBoundMachine(p)).id;
+    const b = (await seedBoundMachine(p)).id;
     const nodeA = (await call("POST", `/machines/${a}/graph/nodes`, { label: "A" })).body.item;
     await call("PATCH", `/machines/${a}/graph/nodes/${nodeA.id}`, { status: "active" });
     await call("POST", `/machines/${b}/graph/nodes`, { label: "B" });
@@ -81,14 +82,16 @@ describe("GET /audit-events", () => {
 
     const forA = await call("GET", `/audit-events?machineId=${a}`);
     expect(forA.status).toBe(200);
-    expect(forA.body.items.map((e: any) => e.kind)).toEqual(["task.created", "graph.node.updated", "graph.node.created"]);
+    // Oldest: the controller's session the suite opened for the machine.
+    expect(forA.body.items.map((e: any) => e.kind)).toEqual(["task.created", "graph.node.updated", "graph.node.created", "machine.session-created"]);
     const event = forA.body.items[1];
     expect(event).toMatchObject({ machineId: a, actor: { type: "platform", id: "api" }, data: { entityType: "graph-node", entityId: nodeA.id } });
     expect(event.data.before.status).toBe("draft");
     expect(event.data.after.status).toBe("active");
     expect((await call("GET", `/audit-events?machineId=${a}&kind=graph.node.created`)).body.items).toHaveLength(1);
-    expect((await call("GET", `/audit-events?machineId=${b}`)).body.items.map((e: any) => e.kind)).toEqual(["graph.node.created"]);
+    expect((await call("GET", `/audit-events?machineId=${b}`)).body.items.map((e: any) => e.kind)).toEqual(["graph.node.created", "machine.session-created"]);
     expect((await call("GET", `/audit-events?machineId=${a}&actorType=platform&actorId=api`)).body.items).toHaveLength(3);
+    expect((await call("GET", `/audit-events?machineId=${a}&actorType=machine`)).body.items.map((e: any) => e.kind)).toEqual(["machine.session-created"]);
     expect((await call("GET", `/audit-events?machineId=${a}&actorType=agent`)).body.items).toHaveLength(0);
     const at = Date.parse(event.occurredAt);
     const since = new Date(at).toISOString();
@@ -108,7 +111,7 @@ describe("GET /audit-events", () => {
     expect(seen).toEqual(forA.body.items.map((e: any) => e.id));
 
     // Audit routes skip global rule 1: a blocked machine's log is readable.
-    const blocked = (await seedMarketMachine(db(), { status: "blocked" })).id;
+    const blocked = (await seedBoundMachine(p, { status: "blocked" })).id;
     expect((await call("GET", `/audit-events?machineId=${blocked}`)).status).toBe(200);
   });
 

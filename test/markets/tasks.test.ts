@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql, type TestPlatform } from "../support/platform.js";
 import { PLATFORM_START_TIMEOUT_MS, startMarketsPlatform } from "./helpers.js";
-import { marketsCall, seedMarketMachine } from "../support/markets.js";
+import { marketsCall } from "../support/markets.js";
+import { seedBoundMachine, sessionOf } from "../support/machine-sessions.js";
 
 let p: TestPlatform;
 let machine: string;
@@ -16,7 +17,7 @@ const db = () => p.platform.database!;
 
 beforeAll(async () => {
   p = await startMarketsPlatform();
-  machine = (await seedMarketMachine(db())).id;
+  machine = (await seedBoundMachine(p)).id;
 }, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
 
@@ -98,11 +99,12 @@ describe("POST /market/search", () => {
   it("refuses bad input with VALIDATION_ERROR and inactive machines per global rule 1", async () => {
     const searches = await db().prisma.marketsSearch.count();
     for (const body of [{}, { machineId: machine, maxResults: 0 }, { machineId: machine, maxResults: 51 }, { machineId: machine, capabilities: "x" }, { machineId: machine, budget: { amount: "-1" } }]) {
-      const response = await call("POST", "/market/search", body);
+      // With the machine's session, the body is read: each of these is refused for its values.
+      const response = await marketsCall(p.markets, "POST", "/market/search", body, { authorization: `Bearer ${sessionOf(machine)}` });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error.code).toBe("VALIDATION_ERROR");
     }
-    const blocked = (await seedMarketMachine(db(), { status: "blocked" })).id;
+    const blocked = (await seedBoundMachine(p, { status: "blocked" })).id;
     expect((await call("POST", "/market/search", { machineId: blocked })).body.error.code).toBe("MACHINE_NOT_ACTIVE");
     expect(await db().prisma.marketsSearch.count()).toBe(searches);
   });
@@ -180,7 +182,7 @@ describe("tasks", () => {
   });
 
   it("lists tasks newest first with status filter and keyset cursors", async () => {
-    const own = (await seedMarketMachine(db())).id;
+    const own = (await seedBoundMachine(p)).id;
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await call("POST", `/machines/${own}/tasks`, { skillKey: "storage.object" })).body.item.id);
     await call("POST", `/machines/${own}/tasks/${ids[0]}/discover`);
@@ -200,7 +202,7 @@ describe("tasks", () => {
   });
 
   it("GET /runs needs machineId and filters by task, status, provider and time", async () => {
-    const own = (await seedMarketMachine(db())).id;
+    const own = (await seedBoundMachine(p)).id;
     const runIds: string[] = [];
     const taskIds: string[] = [];
     for (const skillKey of ["storage.object", "data.location"]) {
@@ -227,15 +229,16 @@ describe("tasks", () => {
     const page = await call("GET", `/runs?machineId=${own}&limit=1`);
     expect(page.body.items.map((r: any) => r.id)).toEqual([runIds[1]]);
     expect((await call("GET", `/runs?machineId=${own}&limit=1&cursor=${page.body.nextCursor}`)).body.items.map((r: any) => r.id)).toEqual([runIds[0]]);
-    const blocked = (await seedMarketMachine(db(), { status: "archived" })).id;
+    const blocked = (await seedBoundMachine(p, { status: "archived" })).id;
     expect((await call("GET", `/runs?machineId=${blocked}`)).body.error.code).toBe("MACHINE_NOT_ACTIVE");
   });
 
   it("GraphQL serves the task pipeline", async () => {
-    const created = await graphql(p.graphql, `mutation($m: String!) { createTask(machineId: $m, input: { skillKey: "device.control" }) { id status operation } }`, { m: machine });
+    const s = sessionOf(machine);
+    const created = await graphql(p.graphql, `mutation($m: String!, $s: String) { createTask(machineId: $m, machineSession: $s, input: { skillKey: "device.control" }) { id status operation } }`, { m: machine, s });
     expect(created.body.data.createTask).toMatchObject({ status: "queued", operation: "command" });
     const id = created.body.data.createTask.id;
-    const execute = await graphql(p.graphql, `mutation($m: String!, $t: String!) { executeTask(machineId: $m, taskId: $t) { httpStatus } }`, { m: machine, t: id });
+    const execute = await graphql(p.graphql, `mutation($m: String!, $t: String!, $s: String) { executeTask(machineId: $m, taskId: $t, machineSession: $s) { httpStatus } }`, { m: machine, t: id, s });
     expect(execute.body.errors?.[0]?.extensions?.code).toBe("ROUTE_REQUIRED");
   });
 });

@@ -6,6 +6,7 @@
  * identity-verified machine (or one that is not) without repeating the signing dance.
  */
 import { randomBytes } from "node:crypto";
+import { withMachineSession } from "./machine-sessions.js";
 import type { Database } from "../../subgraphs/shared/db/index.js";
 import { MachineGuard, type IdentityVerdicts } from "../../subgraphs/markets/common/machine.guard.js";
 import { MarketsStore } from "../../subgraphs/markets/common/store.js";
@@ -17,11 +18,21 @@ export interface MarketsResponse {
   body: any;
 }
 
-/** One request to `<markets>/api/v1<path>`; a JSON body is sent with its content type. */
-export async function marketsCall(base: string, method: string, path: string, body?: unknown): Promise<MarketsResponse> {
+/**
+ * One request to `<markets>/api/v1<path>`; a JSON body is sent with its content type, and the machine's session where
+ * the route asks for it (support/machine-sessions.ts).
+ */
+export async function marketsCall(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<MarketsResponse> {
+  const sent = withMachineSession(method, path, body, headers);
   const response = await fetch(`${base}/api/v1${path}`, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: body === undefined ? sent : { "content-type": "application/json", ...sent },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();

@@ -21,7 +21,7 @@ export interface AuditFilter {
   until?: string | null;
 }
 
-export const ACTOR_TYPES = ["platform", "agent", "machine-agent", "system"];
+export const ACTOR_TYPES = ["platform", "machine", "agent", "machine-agent", "system"];
 
 export const auditEventView = (e: MarketAuditEvent) => ({
   id: e.id.toString(),

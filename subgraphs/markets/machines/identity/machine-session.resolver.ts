@@ -23,6 +23,9 @@ export class MachineSessionResolver {
   ): Promise<boolean> {
     if (pairingToken != null && machineSession == null) {
       await this.deps.store.write((tx) => this.deps.pairings.authenticate(tx, pairingToken, machineId));
+    } else if (machineId === "") {
+      // A body that names no machine: the session is checked for the machine it was issued for.
+      await this.deps.machineSessions.authorizeOwn(machineSession);
     } else {
       await this.deps.machineSessions.authorize(machineSession, machineId);
     }

@@ -119,12 +119,20 @@ export class MachineSessionService {
     return { sessionId: session.id, actor: { type: "machine", id: session.controllerAddress } };
   }
 
+  /** The authority of `token` for the machine it was issued for (a request that names no machine of its own). */
+  async authorizeOwn(token: string | null | undefined): Promise<MachineAuthority> {
+    if (!this.required) return PLATFORM;
+    if (token === null || token === undefined || token === "") throw MarketsErrors.identityProofRequired();
+    const claims = await this.tokens.verify(token, this.clock.now());
+    return this.authorize(token, claims.machineId);
+  }
+
   /** DELETE /machine-identity/sessions/:sessionId with a live session of the same machine. */
   async revoke(token: string | null | undefined, sessionId: string): Promise<void> {
     if (token === null || token === undefined || token === "") throw MarketsErrors.identityProofRequired();
     // The caller's own machine comes from its token; authorize re-checks everything about it.
     const claims = await this.tokens.verify(token, this.clock.now());
-    const authority = await this.authorize(token, claims.machineId);
+    const authority = await this.authorizeOwn(token);
     if (!SESSION_ID.test(sessionId)) throw MarketsErrors.notFound();
     const target = await this.store.read((prisma) => prisma.marketMachineSession.findUnique({ where: { id: sessionId } }));
     if (!target || target.machineId !== claims.machineId) throw MarketsErrors.notFound();
