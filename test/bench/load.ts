@@ -26,6 +26,8 @@ export interface MarketsPlatform {
   api: string;
   /** The platform's demo.json (machines, markets provider, payments). */
   demo: any;
+  /** Headers with a session of demo machine 1's controller: the machine's authority for its writes. */
+  asMachine: Record<string, string>;
   /** The id of demo machine 1, bound by its controller key. */
   machineId: string;
 }
@@ -39,18 +41,23 @@ export async function startMarketsPlatform(dataDir: string, env: Record<string, 
   const child = await startRole(["all"], { ...roleAllEnv(dataDir, ports), RATE_LIMIT_MARKETS_PER_IP: "1000000000", ...env }, START_TIMEOUT_MS);
   const markets = ports[1];
   const api = `http://127.0.0.1:${markets}/api/v1`;
-  const { demo, machineId } = await bindDemoMachine(api, dataDir);
-  return { child, api, demo, machineId };
+  const { demo, machineId, asMachine } = await bindDemoMachine(api, dataDir);
+  return { child, api, demo, machineId, asMachine };
 }
 
 /** Binds demo machine 1 of the platform serving `api` (its demo.json under `dataDir`) through the identity challenge. */
-export async function bindDemoMachine(api: string, dataDir: string): Promise<{ demo: any; machineId: string }> {
+export async function bindDemoMachine(api: string, dataDir: string): Promise<{ demo: any; machineId: string; asMachine: Record<string, string> }> {
   const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
   const machine = demo.machines[0];
-  const challenge = (await call(`${api}/machine-identity/challenges`, "POST", { identityRef: machine.did })).item;
-  const signature = await new Wallet(machine.controllerPrivateKey).signMessage(challenge.message);
-  const record = (await call(`${api}/machines`, "POST", { displayName: "bench", identityRef: machine.did, identityProof: { challengeId: challenge.challengeId, signature } })).item;
-  return { demo, machineId: record.id as string };
+  const wallet = new Wallet(machine.controllerPrivateKey);
+  const proof = async () => {
+    const challenge = (await call(`${api}/machine-identity/challenges`, "POST", { identityRef: machine.did })).item;
+    return { challengeId: challenge.challengeId, signature: await wallet.signMessage(challenge.message) };
+  };
+  const record = (await call(`${api}/machines`, "POST", { displayName: "bench", identityRef: machine.did, identityProof: await proof() })).item;
+  // The machine's authority for its writes (docs/markets-identity.md "Machine sessions").
+  const session = (await call(`${api}/machine-identity/sessions`, "POST", { machineId: record.id, identityProof: await proof() })).item;
+  return { demo, machineId: record.id as string, asMachine: { authorization: `Bearer ${session.sessionToken}` } };
 }
 
 /**

@@ -40,11 +40,11 @@ export async function preparePlatform(dataDir: string, env: Record<string, strin
     ...env,
   }, 180_000, root ?? projectRoot);
   const api = `http://127.0.0.1:${ports[1]}/api/v1`;
-  const { machineId } = await bindDemoMachine(api, dataDir);
+  const { machineId, asMachine } = await bindDemoMachine(api, dataDir);
   const tokens: string[] = new Array(AGENTS);
   const enrol = async (start: number) => {
     for (let i = start; i < AGENTS; i += 8) {
-      tokens[i] = (await call(`${api}/machines/${machineId}/agents/enrollment`, "POST", { label: `agent ${i}`, allowedProviderKeys: [`p${i}`] })).item.agentToken;
+      tokens[i] = (await call(`${api}/machines/${machineId}/agents/enrollment`, "POST", { label: `agent ${i}`, allowedProviderKeys: [`p${i}`] }, asMachine)).item.agentToken;
     }
   };
   await Promise.all(Array.from({ length: 8 }, (_, start) => enrol(start)));

@@ -65,9 +65,9 @@ export async function benchJwt(options: BenchOptions): Promise<void> {
 
 /** Role `all` with the demo provider, demo machine 1 bound with its provider endpoint, and PAIRINGS agents paired. */
 export async function preparePlatform(dataDir: string, env: Record<string, string>) {
-  const { child, api, demo, machineId } = await startMarketsPlatform(dataDir, env, true);
+  const { child, api, demo, machineId, asMachine } = await startMarketsPlatform(dataDir, env, true);
   const p = demo.markets.provider;
-  await call(`${api}/machines/${machineId}/runtime-endpoints/${p.providerKey}`, "PUT", { endpointBaseUrl: p.url, authType: p.authType, authToken: p.authToken });
+  await call(`${api}/machines/${machineId}/runtime-endpoints/${p.providerKey}`, "PUT", { endpointBaseUrl: p.url, authType: p.authType, authToken: p.authToken }, asMachine);
   const tokens: string[] = [];
   for (let i = 0; i < PAIRINGS; i++) {
     const wallet = Wallet.createRandom();
@@ -77,7 +77,7 @@ export async function preparePlatform(dataDir: string, env: Record<string, strin
         agentAddress: wallet.address,
         delegationPolicy: { allowedSkillKeys: ["oracle.price-feed"], perTransactionLimit: 1, dailySpendLimit: 1_000_000, currency: "USD" },
         agentProof: { challengeId: c.challengeId, signature: await wallet.signMessage(c.message) },
-      })
+      }, asMachine)
     ).item;
     tokens.push(pairing.pairingToken);
   }

@@ -12,18 +12,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { Wallet } from "ethers";
 import { freePort, roleAllEnv, startRole } from "../support/processes.js";
 import { sha256File, writeRandom } from "./stream-dataset.js";
+import { bindDemoMachine, call } from "./load.js";
 
 const MB = 1024 * 1024;
 
-async function call(url: string, method: string, body?: unknown): Promise<any> {
-  const response = await fetch(url, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await response.json();
-  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Runs the CLI under /usr/bin/time: its JSON lines, seconds and peak RSS (MB). */
 function cli(args: string[], env: Record<string, string>): Promise<{ lines: any[]; seconds: number; peakRssMb: number }> {
@@ -61,14 +55,11 @@ export async function benchStreamCli(): Promise<void> {
   try {
     const base = `http://127.0.0.1:${markets}`;
     const api = `${base}/api/v1`;
-    const demo = JSON.parse(await readFile(path.join(dataDir, "demo.json"), "utf8"));
-    const machine = demo.machines[0];
-    const challenge = (await call(`${api}/machine-identity/challenges`, "POST", { identityRef: machine.did })).item;
-    const signature = await new Wallet(machine.controllerPrivateKey).signMessage(challenge.message);
-    const record = (await call(`${api}/machines`, "POST", { displayName: "stream bench", identityRef: machine.did, identityProof: { challengeId: challenge.challengeId, signature } })).item;
-    const enrolled = (await call(`${api}/machines/${record.id}/agents/enrollment`, "POST", { allowedProviderKeys: ["stream"], label: "stream bench" })).item;
+    const record = (await bindDemoMachine(api, dataDir)) as { machineId: string; asMachine: Record<string, string> };
+    const bound = (await call(`${api}/machines/${record.machineId}`, "GET")).item;
+    const enrolled = (await call(`${api}/machines/${record.machineId}/agents/enrollment`, "POST", { allowedProviderKeys: ["stream"], label: "stream bench" }, record.asMachine)).item;
     const sellerFile = path.join(root, "seller.json");
-    await writeFile(sellerFile, JSON.stringify({ machineId: record.id, machineDid: record.identityRef, agentId: enrolled.agent.id, agentToken: enrolled.agentToken }));
+    await writeFile(sellerFile, JSON.stringify({ machineId: record.machineId, machineDid: bound.identityRef, agentId: enrolled.agent.id, agentToken: enrolled.agentToken }));
     const env = { DATA_DIR: dataDir };
     serve = spawn(process.execPath, ["--import", "tsx", "gateway/cli/main.ts", "stream", "serve", "--seller", sellerFile, "--no-p2p", "--interval", "0.5", "--api", base], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, stdio: "ignore" });
     const rows: string[] = [];

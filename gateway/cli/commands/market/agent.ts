@@ -7,13 +7,16 @@
  * stdout: one JSON line per event (`enrolled` with the one-time agentToken, then one per `heartbeat`).
  */
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
+import { machineSession } from "../../machine-session.js";
 import { CliError, parseOptions, printResult, progress, UsageError, type CliCommandGroup } from "../../command.js";
 
-const USAGE = `Usage: cli agent run (--machine <mach_…> [--allow <keys>] [--label <text>] | --token <agentToken>)
+const USAGE = `Usage: cli agent run (--machine <mach_…> [--allow <keys>] [--label <text>] [--key <controller key>] | --token <agentToken>)
                      [--provider qvac] [--endpoint http://127.0.0.1:11434] [--lease 30] [--interval 10] [--count N]
                      [--api http://127.0.0.1:<MARKETS_PORT>]
 
-Enrols a runtime agent for the market machine (or uses --token / MACHINE_AGENT_TOKEN), then sends a heartbeat every
+Enrols a runtime agent for the market machine with the machine's authority (a session signed by its controller:
+--key, MACHINE_CONTROLLER_PRIVATE_KEY, or the demo controller of demo.json), or uses --token / MACHINE_AGENT_TOKEN;
+then sends a heartbeat every
 --interval seconds reporting --endpoint for --provider with a lease of --lease seconds. Stops after --count
 heartbeats, on Ctrl-C, or when the agent is revoked or its token refused (exit 1).
 --allow: comma-separated provider keys the agent may report (default: --provider).`;
@@ -59,6 +62,7 @@ export const agentCommands: CliCommandGroup = {
             interval: { type: "string" },
             count: { type: "string" },
             api: { type: "string" },
+            key: { type: "string" },
           },
           USAGE,
         );
@@ -74,7 +78,12 @@ export const agentCommands: CliCommandGroup = {
         if (!token) {
           if (!options.machine) throw new UsageError(`give --machine to enrol, or --token\n\n${USAGE}`);
           const allowed = (options.allow ?? provider).split(",").map((key) => key.trim()).filter(Boolean);
-          const enrolled = await call(`${api}/machines/${encodeURIComponent(options.machine)}/agents/enrollment`, { allowedProviderKeys: allowed, label: options.label });
+          const session = await machineSession(api, options.machine, options.key);
+          const enrolled = await call(
+            `${api}/machines/${encodeURIComponent(options.machine)}/agents/enrollment`,
+            { allowedProviderKeys: allowed, label: options.label },
+            { authorization: `Bearer ${session}` },
+          );
           if (enrolled.status !== 201) throw new CliError(`enrolment refused: ${enrolled.status} ${enrolled.body?.error?.code ?? ""}`);
           token = enrolled.body.item.agentToken as string;
           printResult({ event: "enrolled", agentId: enrolled.body.item.agent.id, agentToken: token });

@@ -15,10 +15,13 @@
 import { Wallet } from "ethers";
 import { readDemoFixture } from "../../../../subgraphs/shared/chain/demo-fixture.js";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
+import { machineSession } from "../../machine-session.js";
 import { payCommand } from "./pay.js";
 import { CliError, parseOptions, printResult, progress, required, UsageError, type CliCommandGroup, type CliSubcommand } from "../../command.js";
 
 const COMMON = "[--api http://127.0.0.1:<MARKETS_PORT>]";
+/** The machine's controller key for pair, search and demo (default: MACHINE_CONTROLLER_PRIVATE_KEY, or demo.json's). */
+const KEY = "[--key <controller key>]";
 
 interface Answer {
   status: number;
@@ -31,8 +34,8 @@ class MarketsClient {
     private readonly token?: string,
   ) {}
 
-  async call(method: string, path: string, body?: unknown, expected: number[] = [200, 201]): Promise<any> {
-    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+  async call(method: string, path: string, body?: unknown, expected: number[] = [200, 201], extra: Record<string, string> = {}): Promise<any> {
+    const headers: Record<string, string> = body === undefined ? { ...extra } : { "content-type": "application/json", ...extra };
     if (this.token) headers["x-agent-pairing-token"] = this.token;
     const response = await fetch(`${this.base}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
@@ -67,7 +70,12 @@ const tokenOf = (given: string | undefined, usage: string) => required(given ?? 
 
 // ---- steps (each used alone and by `demo`) -------------------------------------------------------------------------
 
-async function pair(client: MarketsClient, machine: string, policy: Record<string, unknown>) {
+/** The machine's authority (a session signed by its controller) for the machine-bound writes below. */
+async function asMachine(client: MarketsClient, machine: string, key: string | undefined): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${await machineSession(`${client.base}/api/v1`, machine, key)}` };
+}
+
+async function pair(client: MarketsClient, machine: string, policy: Record<string, unknown>, key?: string) {
   const wallet = agentWallet();
   const challenge = (await client.call("POST", `/machines/${machine}/agent-pairings/challenges`, { agentAddress: wallet.address, agentProvider: "cli", agentRole: "machine-market-buyer" })).item;
   const signature = await wallet.signMessage(challenge.message);
@@ -78,24 +86,25 @@ async function pair(client: MarketsClient, machine: string, policy: Record<strin
       agentRole: "machine-market-buyer",
       delegationPolicy: policy,
       agentProof: { challengeId: challenge.challengeId, signature },
-    })
+    }, [201], await asMachine(client, machine, key))
   ).item;
   return pairing;
 }
 
-async function search(client: MarketsClient, machine: string, skillKey: string) {
-  const result = (await client.call("POST", "/market/search", { machineId: machine, skillKey })).item;
+async function search(client: MarketsClient, machine: string, skillKey: string, key?: string) {
+  const result = (await client.call("POST", "/market/search", { machineId: machine, skillKey }, [200], await asMachine(client, machine, key))).item;
   if (result.quotes.length === 0) throw new CliError(`no quote for ${skillKey}`);
   return { searchId: result.searchId as string, quote: result.quotes[0] };
 }
 
-const PAIR_USAGE = `Usage: cli market pair --machine <mach_…> [--per-tx-limit N] [--daily-limit N] [--currency USD]
+const PAIR_USAGE = `Usage: cli market pair --machine <mach_…> ${KEY} [--per-tx-limit N] [--daily-limit N] [--currency USD]
                        [--allowed-skills a,b] [--denied-skills a,b] [--allowed-service-ids a,b] [--denied-service-ids a,b] ${COMMON}
-Pairs the demo agent (demo.json, or MARKET_AGENT_PRIVATE_KEY) with the machine: prints the pairing with its pairingToken.`;
-const SEARCH_USAGE = `Usage: cli market search --machine <mach_…> [--skill oracle.price-feed] ${COMMON}`;
+Pairs the demo agent (demo.json, or MARKET_AGENT_PRIVATE_KEY) with the machine, with the machine's authority (a session
+signed by its controller): prints the pairing with its pairingToken.`;
+const SEARCH_USAGE = `Usage: cli market search --machine <mach_…> [--skill oracle.price-feed] ${KEY} ${COMMON}`;
 const ORDER_USAGE = `Usage: cli market order --machine <mach_…> --search <searchId> --quote <quoteId> [--input '{"pair":"ETH/USD"}'] [--token T] ${COMMON}`;
 const ORDER_ACTION_USAGE = (action: string) => `Usage: cli market ${action} --order <ord_…> [--token T] ${COMMON}`;
-const DEMO_USAGE = `Usage: cli market demo --machine <mach_…> [--pair ETH/USD] ${COMMON}
+const DEMO_USAGE = `Usage: cli market demo --machine <mach_…> [--pair ETH/USD] ${KEY} ${COMMON}
 Runs pair, search, order, pay (not-required), execute and confirm against the demo provider of demo.json, which it
 registers as the machine's runtime endpoint first.`;
 
@@ -148,9 +157,9 @@ export const marketCommands: CliCommandGroup = {
       summary: "pair the demo agent with a machine (signed challenge); prints the pairingToken",
       usage: PAIR_USAGE,
       async run(args) {
-        const o = parseOptions(args, { machine: { type: "string" }, api: { type: "string" }, ...POLICY_OPTIONS }, PAIR_USAGE);
+        const o = parseOptions(args, { machine: { type: "string" }, api: { type: "string" }, key: { type: "string" }, ...POLICY_OPTIONS }, PAIR_USAGE);
         if (!o) return;
-        const pairing = await pair(new MarketsClient(apiBase(o.api)), required(o.machine, "--machine", PAIR_USAGE), policyOf(o));
+        const pairing = await pair(new MarketsClient(apiBase(o.api)), required(o.machine, "--machine", PAIR_USAGE), policyOf(o), o.key);
         printResult({ step: "pair", pairingId: pairing.id, status: pairing.status, agentAddress: pairing.agentAddress, delegationPolicyHash: pairing.delegationPolicyHash, pairingToken: pairing.pairingToken });
       },
     },
@@ -159,9 +168,9 @@ export const marketCommands: CliCommandGroup = {
       summary: "search the catalogue for a machine; prints searchId and the best quote",
       usage: SEARCH_USAGE,
       async run(args) {
-        const o = parseOptions(args, { machine: { type: "string" }, skill: { type: "string" }, api: { type: "string" } }, SEARCH_USAGE);
+        const o = parseOptions(args, { machine: { type: "string" }, skill: { type: "string" }, api: { type: "string" }, key: { type: "string" } }, SEARCH_USAGE);
         if (!o) return;
-        const found = await search(new MarketsClient(apiBase(o.api)), required(o.machine, "--machine", SEARCH_USAGE), o.skill ?? "oracle.price-feed");
+        const found = await search(new MarketsClient(apiBase(o.api)), required(o.machine, "--machine", SEARCH_USAGE), o.skill ?? "oracle.price-feed", o.key);
         printResult({ step: "search", searchId: found.searchId, quoteId: found.quote.id, serviceId: found.quote.serviceId, pricing: found.quote.pricing, expiresAt: found.quote.expiresAt });
       },
     },
@@ -202,7 +211,7 @@ export const marketCommands: CliCommandGroup = {
       summary: "pair, search, order, pay, execute and confirm in sequence against the demo provider",
       usage: DEMO_USAGE,
       async run(args) {
-        const o = parseOptions(args, { machine: { type: "string" }, pair: { type: "string" }, api: { type: "string" } }, DEMO_USAGE);
+        const o = parseOptions(args, { machine: { type: "string" }, pair: { type: "string" }, api: { type: "string" }, key: { type: "string" } }, DEMO_USAGE);
         if (!o) return;
         const machine = required(o.machine, "--machine", DEMO_USAGE);
         const base = apiBase(o.api);
@@ -210,17 +219,19 @@ export const marketCommands: CliCommandGroup = {
         const provider = readDemoFixture(loadConfig().dataDir)?.markets?.provider;
         if (!provider) throw new CliError("demo.json names no demo provider: start the platform with `npm start`");
         progress(`1/7 runtime endpoint: ${provider.providerKey} at ${provider.url}`);
-        await platform.call("PUT", `/machines/${machine}/runtime-endpoints/${provider.providerKey}`, {
-          endpointBaseUrl: provider.url,
-          authType: provider.authType,
-          authToken: provider.authToken,
-        });
+        await platform.call(
+          "PUT",
+          `/machines/${machine}/runtime-endpoints/${provider.providerKey}`,
+          { endpointBaseUrl: provider.url, authType: provider.authType, authToken: provider.authToken },
+          [200, 201],
+          await asMachine(platform, machine, o.key),
+        );
         progress("2/7 pair: challenge signed by the demo agent");
-        const pairing = await pair(platform, machine, { allowedSkillKeys: [provider.skillKey], perTransactionLimit: 1, dailySpendLimit: 10, currency: "USD" });
+        const pairing = await pair(platform, machine, { allowedSkillKeys: [provider.skillKey], perTransactionLimit: 1, dailySpendLimit: 10, currency: "USD" }, o.key);
         printResult({ step: "pair", pairingId: pairing.id, agentAddress: pairing.agentAddress, sessionExpiresAt: pairing.sessionExpiresAt });
         const agent = new MarketsClient(base, pairing.pairingToken);
         progress(`3/7 search: ${provider.skillKey}`);
-        const found = await search(platform, machine, provider.skillKey);
+        const found = await search(platform, machine, provider.skillKey, o.key);
         printResult({ step: "search", searchId: found.searchId, quoteId: found.quote.id, pricing: found.quote.pricing });
         progress("4/7 order");
         const order = (await agent.call("POST", "/market/orders", { machineId: machine, searchId: found.searchId, quoteId: found.quote.id, input: { pair: o.pair ?? "ETH/USD" } })).item;

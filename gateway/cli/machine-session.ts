@@ -1,0 +1,55 @@
+/**
+ * The machine's authority for the CLI's machine-bound writes (docs/markets-identity.md "Machine sessions"): a fresh
+ * identity challenge of the machine's identityRef, signed by a controller key, opens a session whose token the CLI
+ * sends as `Authorization: Bearer`. The key: `--key`, else MACHINE_CONTROLLER_PRIVATE_KEY, else the demo controller of
+ * `<DATA_DIR>/demo.json` for that identity (the embedded demo chain). One session per machine and process.
+ */
+import { Wallet } from "ethers";
+import { readDemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
+import { loadConfig } from "../../subgraphs/shared/config.js";
+import { CliError } from "./command.js";
+
+const opened = new Map<string, Promise<string>>();
+
+async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** The controller key for `identityRef`: given, from the environment, or the demo fixture's. */
+function controllerKey(identityRef: string, given: string | undefined): string {
+  const key = given ?? process.env.MACHINE_CONTROLLER_PRIVATE_KEY;
+  if (key) return key;
+  const demo = readDemoFixture(loadConfig().dataDir);
+  const machine = demo?.machines.find((m) => m.did === identityRef || m.did.replace(/^did:([^:]+):/, "$1:machine:") === identityRef);
+  if (!machine) throw new CliError(`no controller key for ${identityRef}: give --key or MACHINE_CONTROLLER_PRIVATE_KEY`);
+  return machine.controllerPrivateKey;
+}
+
+/** The session token for `machineId` on the markets API at `apiBase` (`http://host:port/api/v1`). */
+export function machineSession(apiBase: string, machineId: string, key?: string): Promise<string> {
+  const cacheKey = `${apiBase} ${machineId}`;
+  let session = opened.get(cacheKey);
+  if (!session) {
+    session = open(apiBase, machineId, key);
+    opened.set(cacheKey, session);
+    session.catch(() => opened.delete(cacheKey));
+  }
+  return session;
+}
+
+async function open(apiBase: string, machineId: string, key: string | undefined): Promise<string> {
+  const record = await fetch(`${apiBase}/machines/${encodeURIComponent(machineId)}`);
+  const recordBody = (await record.json().catch(() => null)) as any;
+  if (record.status !== 200) throw new CliError(`machine ${machineId}: ${record.status} ${recordBody?.error?.code ?? ""}`);
+  const identityRef = recordBody.item.identityRef as string | null;
+  if (!identityRef) throw new CliError(`machine ${machineId} has no identityRef: no controller can act for it`);
+  const wallet = new Wallet(controllerKey(identityRef, key));
+  const challenge = await post(`${apiBase}/machine-identity/challenges`, { identityRef });
+  if (challenge.status !== 201) throw new CliError(`identity challenge refused: ${challenge.status} ${challenge.body?.error?.code ?? ""}`);
+  const signature = await wallet.signMessage(challenge.body.item.message);
+  const session = await post(`${apiBase}/machine-identity/sessions`, { machineId, identityProof: { challengeId: challenge.body.item.challengeId, signature } });
+  if (session.status !== 201) throw new CliError(`machine session refused: ${session.status} ${session.body?.error?.code ?? ""}`);
+  return session.body.item.sessionToken as string;
+}
