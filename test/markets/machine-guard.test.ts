@@ -10,14 +10,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES, AREAS, type RouteDefinition } from "../../rest-shim/routes.js";
-import { machineRuleOf, MARKETS_BASE, type MachineRule } from "../../rest-shim/routes/markets/http.js";
+import { callerRuleOf, machineRuleOf, MARKETS_BASE, type MachineRule } from "../../rest-shim/routes/markets/http.js";
 import { api, expectMarketsError, expectOk, PLATFORM_START_TIMEOUT_MS, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
 
 const MARKETS_ROUTES = ROUTES.filter((route) => route.area === AREAS.markets);
 /** The only paths global rule 1 may skip: the machine record's own routes, policies and audit events. */
-const MAY_BE_EXEMPT = [/^\/api\/v1\/machines\/:machineId$/, /^\/api\/v1\/policies(\/|$)/, /^\/api\/v1\/audit-events(\/|$)/];
+const MAY_BE_EXEMPT = [/^\/api\/v1\/machines\/:machineId$/, /^\/api\/v1\/machine-identity\/sessions$/, /^\/api\/v1\/policies(\/|$)/, /^\/api\/v1\/audit-events(\/|$)/];
 
 const name = (route: RouteDefinition) => `${route.method} ${route.path}`;
+/** Callers whose credential is checked before global rule 1 on routes that name the machine in their body or path. */
+const AGENT_FIRST = new Set(["machine-agent", "pairing-or-machine-agent"]);
 
 describe("the route table", () => {
   it.each(MARKETS_ROUTES.map((route) => [name(route), route] as const))("%s declares its relation to rule 1", (_name, route) => {
@@ -74,6 +76,11 @@ describe("global rule 1 on every guarded route", () => {
       const { path, body } = request(route, rule, machineId);
       return api(p, route.method, path, body);
     };
+    if (AGENT_FIRST.has(callerRuleOf(route)!.kind)) {
+      // The agent's credential comes before rule 1: without it, no machine state shows (its suites walk rule 1).
+      for (const id of [ids.unknown, ids.draft, ids.blocked, ids.active]) expectMarketsError(await send(id), 401, "AGENT_AUTH_REQUIRED");
+      return;
+    }
     expectMarketsError(await send(ids.unknown), 404, "NOT_FOUND");
     expectMarketsError(await send(ids.draft), 409, "MACHINE_NOT_ACTIVATED");
     expectMarketsError(await send(ids.blocked), 409, "MACHINE_NOT_ACTIVE");

@@ -146,11 +146,11 @@ export function marketsRoute(spec: MarketsRouteSpec): RouteDefinition {
   const route: RouteDefinition = {
     ...BASE,
     ...rest,
-    // The session travels as `machineSession`; with a session kind, a missing one is refused before the body is read.
+    // The session travels as `machineSession` (the subgraph checks it first); a request whose other values are
+    // refused here gets the session's own verdict first (credentialCheck).
     variables: session
       ? (input) => {
           const machineSession = machineSessionOf(input.headers);
-          if (machineSession === null && caller.kind === "machine") throw new RouteInputError("MACHINE_IDENTITY_PROOF_REQUIRED");
           return { ...rest.variables(input), machineSession };
         }
       : rest.variables,

@@ -117,7 +117,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     variables: ({ params }) => ({ orderId: params.orderId }),
     respond: itemOf("streamOrder"),
   }),
-  marketsRoute({ caller: { kind: "public", reason: "a read" },
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "GET",
     path: "/machines/:machineId/stream/orders",
     operation: OPS.machineStreamOrders,

@@ -74,7 +74,7 @@ const ingestRoutes: RouteDefinition[] = [
     },
     respond: itemOf("createStreamPolicy", 201),
   }),
-  marketsRoute({ caller: { kind: "public", reason: "a read" },
+  marketsRoute({ caller: { kind: "machine-agent" },
     method: "GET",
     path: "/machines/:machineId/stream/policies",
     operation: OPS.streamPolicies,

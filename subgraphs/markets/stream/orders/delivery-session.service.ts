@@ -69,9 +69,8 @@ export class DeliverySessionService {
     private readonly clock: Clock,
   ) {}
 
-  /** Checks machine (rule 1) and agent inside `tx`. */
+  /** Checks the agent, then the machine (rule 1), inside `tx`. */
   private async seller(tx: MarketsTx, machineId: string, credentials: AgentCredentials): Promise<string> {
-    await this.store.requireActiveMachine(tx, machineId);
     return (await this.agents(tx, machineId, credentials)).agentId;
   }
 

@@ -122,7 +122,7 @@ export class StreamOrderService {
     const limit = pageLimit(page.limit);
     const cursor = decodeCursor(page.cursor);
     const rows = await this.store.write(async (tx) => {
-      await this.store.requireActiveMachine(tx, machineId);
+      // The agent first, then rule 1 (StreamAgentAuth checks both, in that order).
       await this.agents(tx, machineId, credentials);
       return tx.streamOrder.findMany({
         where: { machineId, ...olderThan("createdAt", cursor) },
