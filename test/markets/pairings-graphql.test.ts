@@ -7,6 +7,7 @@ import { Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql } from "../support/platform.js";
 import { agentHeaders, api, bindMachine, createOrder, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
+import { sessionOf } from "../support/machine-sessions.js";
 
 describe("pairings and orders on GraphQL, pairing verification off", () => {
   let p: MarketsPlatform;
@@ -19,19 +20,20 @@ describe("pairings and orders on GraphQL, pairing verification off", () => {
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(() => p?.close());
 
-  const create = `mutation ($machineId: String!, $input: CreateAgentPairingInput!) {
-    createAgentPairing(machineId: $machineId, input: $input) { id status verification pairingToken agentDid delegationPolicy { perTransactionLimit } }
+  const create = `mutation ($machineId: String!, $input: CreateAgentPairingInput!, $s: String) {
+    createAgentPairing(machineId: $machineId, input: $input, machineSession: $s) { id status verification pairingToken agentDid delegationPolicy { perTransactionLimit } }
   }`;
 
   it("no proof needed: the pairing records no verification, and its token orders", async () => {
     const wallet = Wallet.createRandom();
-    const { body } = await graphql(p.graphql, create, { machineId: machine.id, input: { agentAddress: wallet.address, delegationPolicy: { perTransactionLimit: 5 } } });
+    const { body } = await graphql(p.graphql, create, { machineId: machine.id, s: sessionOf(machine.id), input: { agentAddress: wallet.address, delegationPolicy: { perTransactionLimit: 5 } } });
     const pairing = body.data.createAgentPairing;
     expect(pairing).toMatchObject({ status: "active", verification: null, agentDid: `did:pkh:eip155:1:${wallet.address}`, delegationPolicy: { perTransactionLimit: 5 } });
     const order = expectOk(await createOrder(p, machine.id, pairing.pairingToken), 201).item;
     // A proof sent anyway is still checked.
     const bad = await graphql(p.graphql, create, {
       machineId: machine.id,
+      s: sessionOf(machine.id),
       input: { agentAddress: wallet.address, agentProof: { challengeId: "apc_000000000000000000000000", signature: "0x00" } },
     });
     expect(bad.body.errors?.[0]?.extensions?.code).toBe("AGENT_PAIRING_PROOF_INVALID");
@@ -54,7 +56,7 @@ describe("pairings and orders on GraphQL, pairing verification off", () => {
 
   it("GraphQL writes get the REST codes: no token AGENT_AUTH_REQUIRED, order read and payment intent", async () => {
     const wallet = Wallet.createRandom();
-    const { body } = await graphql(p.graphql, create, { machineId: machine.id, input: { agentAddress: wallet.address } });
+    const { body } = await graphql(p.graphql, create, { machineId: machine.id, s: sessionOf(machine.id), input: { agentAddress: wallet.address } });
     const token = body.data.createAgentPairing.pairingToken;
     const order = expectOk(await createOrder(p, machine.id, token), 201).item;
     const intent = `mutation ($t: String, $o: String!) { createPaymentIntent(pairingToken: $t, orderId: $o) { orderStatus payment { status rail } } }`;

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql } from "../support/platform.js";
 import { api, bindMachine, expectMarketsError, expectOk, marketsServices, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
+import { sessionOf } from "../support/machine-sessions.js";
 
 let p: MarketsPlatform;
 let machineId: string;
@@ -136,7 +137,10 @@ describe("GraphQL", () => {
       { id: machineId },
     );
     expect(body.data.runtimeEndpoint).toEqual({ providerKey: "exec", source: "MANUAL", authType: "API_KEY", hasAuthToken: true, live: true });
-    const bad = await graphql(p.graphql, `mutation ($id: String!) { upsertRuntimeEndpoint(machineId: $id, providerKey: "x", input: { endpointBaseUrl: "ftp://x" }) { created } }`, { id: machineId });
+    const upsert = `mutation ($id: String!, $s: String) { upsertRuntimeEndpoint(machineId: $id, providerKey: "x", machineSession: $s, input: { endpointBaseUrl: "ftp://x" }) { created } }`;
+    const anonymous = await graphql(p.graphql, upsert, { id: machineId });
+    expect(anonymous.body.errors?.[0]?.extensions?.code).toBe("MACHINE_IDENTITY_PROOF_REQUIRED");
+    const bad = await graphql(p.graphql, upsert, { id: machineId, s: sessionOf(machineId) });
     expect(bad.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
     const nested = await graphql(p.graphql, `{ machine(machineId: "${p.machine("active", 0).machineId}") { marketMachine { runtimeEndpoints { items { providerKey } } } } }`);
     expect(nested.body.data.machine.marketMachine.runtimeEndpoints.items.map((e: any) => e.providerKey)).toEqual(["exec", "openai"]);
