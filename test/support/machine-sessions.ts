@@ -11,6 +11,7 @@ import { callerRuleOf } from "../../rest-shim/routes/markets/http.js";
 import { MARKETS_ROUTES } from "../../rest-shim/routes/markets/index.js";
 import type { DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { transact } from "../ratings/helpers.js";
+import { rpc } from "./chain.js";
 import type { TestPlatform } from "./platform.js";
 
 const sessions = new Map<string, string>();
@@ -86,6 +87,8 @@ export async function registerFreshIdentity(p: TestPlatform): Promise<FreshIdent
   await transact(p, "MachineRegistry", (registry) =>
     registry.registerMachine!(id, device.address, owner.address, owner.address, 0, p.demo.chainId, `0x${"00".repeat(32)}`),
   );
+  // Gas for the owner's own transactions (a controller change, say).
+  await rpc(p, "anvil_setBalance", [owner.address, "0x56bc75e2d63100000"]);
   return { machineId: String(id), did: `did:${p.config.namespace.didMethod}:${id}`, controllerAddress: owner.address, controllerPrivateKey: owner.privateKey };
 }
 

@@ -137,8 +137,9 @@ export class MachineAgentService {
   /**
    * Global rule 1's chain verdict for the machine of the agent behind `hash` (the chain at the pinned block, kept per
    * block by the guard). The machine's identity fields are kept per token for IDENTITY_FIELDS_TTL_MS, so a hot agent
-   * costs no extra read; a controller change still counts from the block that made it, and a replaced proof within
-   * that time. An unknown token holds (the statement answers AGENT_AUTH_INVALID).
+   * costs no extra read; a controller change still counts from the block that made it. Fields that fail the check are
+   * not kept, so a machine restored by a new proof heartbeats again at once. An unknown token holds (the statement
+   * answers AGENT_AUTH_INVALID).
    */
   private async identityHolds(hash: Uint8Array, nowMs: number): Promise<boolean> {
     const key = Buffer.from(hash).toString("base64");
@@ -157,7 +158,11 @@ export class MachineAgentService {
       this.identityFields.set(key, entry);
     }
     const fields = await entry.fields;
-    return fields === null || (await this.store.guard.identityHolds(fields));
+    if (fields === null) return true;
+    const holds = await this.store.guard.identityHolds(fields);
+    // A refusal is never kept: the next heartbeat reads the record again (a new proof may have restored it).
+    if (!holds && this.identityFields.get(key) === entry) this.identityFields.delete(key);
+    return holds;
   }
 
   /**
