@@ -11,6 +11,15 @@ import { CliError } from "./command.js";
 
 const opened = new Map<string, Promise<string>>();
 
+export interface OpenedSession {
+  sessionId: string;
+  machineId: string;
+  controllerAddress: string;
+  sessionToken: string;
+  issuedAt: string;
+  expiresAt: string;
+}
+
 async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const text = await response.text();
@@ -32,14 +41,15 @@ export function machineSession(apiBase: string, machineId: string, key?: string)
   const cacheKey = `${apiBase} ${machineId}`;
   let session = opened.get(cacheKey);
   if (!session) {
-    session = open(apiBase, machineId, key);
+    session = openMachineSession(apiBase, machineId, key).then((item) => item.sessionToken);
     opened.set(cacheKey, session);
     session.catch(() => opened.delete(cacheKey));
   }
   return session;
 }
 
-async function open(apiBase: string, machineId: string, key: string | undefined): Promise<string> {
+/** A new session for `machineId`: the answer of `POST /machine-identity/sessions`. */
+export async function openMachineSession(apiBase: string, machineId: string, key: string | undefined): Promise<OpenedSession> {
   const record = await fetch(`${apiBase}/machines/${encodeURIComponent(machineId)}`);
   const recordBody = (await record.json().catch(() => null)) as any;
   if (record.status !== 200) throw new CliError(`machine ${machineId}: ${record.status} ${recordBody?.error?.code ?? ""}`);
@@ -51,5 +61,5 @@ async function open(apiBase: string, machineId: string, key: string | undefined)
   const signature = await wallet.signMessage(challenge.body.item.message);
   const session = await post(`${apiBase}/machine-identity/sessions`, { machineId, identityProof: { challengeId: challenge.body.item.challengeId, signature } });
   if (session.status !== 201) throw new CliError(`machine session refused: ${session.status} ${session.body?.error?.code ?? ""}`);
-  return session.body.item.sessionToken as string;
+  return session.body.item as OpenedSession;
 }

@@ -31,7 +31,7 @@ export const COMMANDS: CliCommandEntry[] = [
   },
   {
     name: "identity",
-    summary: "sign a machine identity challenge (the markets identityProof)",
+    summary: "sign a machine identity challenge (the markets identityProof), or open a machine session",
     load: async () => (await import("./commands/identity.js")).identityCommands,
   },
   {

@@ -31,6 +31,25 @@ describe("cli identity sign", () => {
   });
 });
 
+describe("cli identity session", () => {
+  it("opens a session with the demo controller key; a stranger's key is refused and nothing is enrolled", async () => {
+    const run = await runCli(p, ["identity", "session", "--api", p.markets, "--machine", machineId]);
+    expect(run.code, run.stderr).toBe(0);
+    const session = JSON.parse(run.stdout);
+    expect(session).toMatchObject({ machineId, controllerAddress: p.machine("active", 0).controllerAddress });
+    const agents = await prismaOf(p).marketMachineAgent.count();
+    const enrolled = await api(p, "POST", `/machines/${machineId}/agents/enrollment`, { allowedProviderKeys: ["x"] }, { authorization: `Bearer ${session.sessionToken}` });
+    expect(enrolled.status).toBe(201);
+    const stranger = "0x" + "11".repeat(32);
+    const refused = await runCli(p, ["identity", "session", "--api", p.markets, "--machine", machineId, "--key", stranger]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("MACHINE_IDENTITY_PROOF_INVALID");
+    const anonymous = await runCli(p, ["agent", "run", "--api", p.markets, "--machine", machineId, "--key", stranger, "--count", "1", "--interval", "0"]);
+    expect(anonymous.code).toBe(1);
+    expect(await prismaOf(p).marketMachineAgent.count()).toBe(agents + 1);
+  });
+});
+
 describe("cli agent run", () => {
   it("enrols, then each heartbeat renews the lease of the reported endpoint", async () => {
     const run = await runCli(p, ["agent", "run", "--api", p.markets, "--machine", machineId, "--provider", "qvac", "--endpoint", "http://127.0.0.1:11434", "--lease", "45", "--interval", "0", "--count", "2"]);

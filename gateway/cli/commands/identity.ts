@@ -1,12 +1,15 @@
 /**
- * `identity sign`: the `identityProof` of document 3's machine binding: signs a machine identity challenge's
- * `message` (EIP-191) with a controller key and prints `{"challengeId","signature"}`. Nothing is sent anywhere.
+ * `identity sign`: the `identityProof` of a markets machine binding: signs a machine identity challenge's `message`
+ * (EIP-191) with a controller key and prints `{"challengeId","signature"}`. Nothing is sent anywhere.
+ * `identity session`: the machine's authority for its writes: a challenge of the machine's identityRef signed with a
+ * controller key opens a machine session; prints its `sessionToken` (send it as `Authorization: Bearer`).
  */
 import { readFileSync } from "node:fs";
 import { Wallet } from "ethers";
 import { loadConfig } from "../../../subgraphs/shared/config.js";
 import { readDemoFixture } from "../../../subgraphs/shared/chain/demo-fixture.js";
 import { CliError, parseOptions, printResult, required, type CliCommandGroup } from "../command.js";
+import { openMachineSession } from "../machine-session.js";
 
 const USAGE = `Usage: cli identity sign --challenge <file> [--key <private key>]
 
@@ -14,8 +17,26 @@ const USAGE = `Usage: cli identity sign --challenge <file> [--key <private key>]
 --key: a controller key of the identity (default: the demo fixture's controller key of that machine).
 Prints {"challengeId","signature"}: the identityProof member of POST /api/v1/machines or PATCH /machines/<id>.`;
 
+const SESSION_USAGE = `Usage: cli identity session --machine <mach_…> [--key <private key>] [--api http://127.0.0.1:<MARKETS_PORT>]
+
+Opens a machine session (POST /api/v1/machine-identity/sessions) with a challenge of the machine's identityRef signed by
+--key (default: MACHINE_CONTROLLER_PRIVATE_KEY, else the demo fixture's controller of that machine).
+Prints {"sessionId","machineId","controllerAddress","sessionToken","issuedAt","expiresAt"}.`;
+
 export const identityCommands: CliCommandGroup = {
   subcommands: [
+    {
+      name: "session",
+      summary: "open a machine session (the machine's authority for its writes)",
+      usage: SESSION_USAGE,
+      async run(args) {
+        const opts = parseOptions(args, { machine: { type: "string" }, key: { type: "string" }, api: { type: "string" } }, SESSION_USAGE);
+        if (!opts) return;
+        const config = loadConfig();
+        const api = `${opts.api ?? `http://${config.host}:${config.marketsPort}`}/api/v1`;
+        printResult({ ...(await openMachineSession(api, required(opts.machine, "--machine", SESSION_USAGE), opts.key)) });
+      },
+    },
     {
       name: "sign",
       summary: "print an identityProof for a challenge",
