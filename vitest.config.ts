@@ -38,6 +38,8 @@ export const FAST_TEST_FILES = [
   // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout; cli-e2e starts a platform.
   "test/stream/p2p-frames.test.ts",
   "test/stream/p2p-transfer.test.ts",
+  "test/stream/p2p-bounds.test.ts",
+  "test/stream/p2p-progress.test.ts",
   "test/stream/cli-dataset.test.ts",
   "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",
