@@ -8,6 +8,7 @@
  * The platform runs on an injected clock: codes and `issuedAt` are made at the platform's time, which moves only when
  * a test moves it.
  */
+import { readFileSync } from "node:fs";
 import { Wallet, type HDNodeWallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticator, authenticatorOf, expectFaucetError, FaucetClient, startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
@@ -60,6 +61,17 @@ describe("POST /2fa/reset", () => {
     const funded = await faucet.post("/faucet/fund", faucet.fundBody(owner.address, faucet.code(mine)), ownerIp);
     expect(funded.status, funded.text).toBe(200);
     expect(funded.json().status).toBe("success");
+  });
+
+  it("the signed text is the message of docs/faucet.md, byte for byte", async () => {
+    const owner = Wallet.createRandom();
+    const issuedAt = new Date(clock.now()).toISOString();
+    const text = `service faucet 2FA reset\naddress: ${owner.address.toLowerCase()}\nchainId: ${p.demo.chainId}\nissuedAt: ${issuedAt}`;
+    const documented = /```\n(service faucet 2FA reset\n[^`]*)\n```/.exec(readFileSync(new URL("../../docs/faucet.md", import.meta.url), "utf8"))![1]!;
+    expect(documented.split("\n").map((line) => line.split(": ")[0])).toEqual(text.split("\n").map((line) => line.split(": ")[0]));
+    const body = { ownerAddress: owner.address, issuedAt, signature: await owner.signMessage(text) };
+    const reset = await faucet.post("/2fa/reset", body, newIp());
+    expect(reset.status, reset.text).toBe(200);
   });
 
   it("an owner who lost the authenticator enrols again; the old one's codes are refused", async () => {
