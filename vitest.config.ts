@@ -22,6 +22,7 @@ export const FAST_TEST_FILES = [
   "test/install/*.test.ts",
   "test/markets/pairing-token.test.ts",
   "test/stream/seller-delivery-token.test.ts",
+  "test/net/client-bucket.test.ts",
   "test/net/outbound.test.ts",
   "test/ratings/event-decoder.test.ts",
   "test/ratings/mcr-score.test.ts",

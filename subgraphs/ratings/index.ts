@@ -57,7 +57,7 @@ export async function buildRatingsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const bindingClient = altchainRpcUrl ? new BindingClient(altchainRpcUrl, settings.altchain.programId, settings.altchain.timeoutMs) : null;
 
   const twoFactorRepository = new TwoFactorRepository(db);
-  const twoFactor = new TwoFactorService(twoFactorRepository, settings.faucet, clock);
+  const twoFactor = new TwoFactorService(twoFactorRepository, settings.faucet, clock, chainId);
   const faucetWallet = settings.faucet.privateKey
     ? new FaucetWallet(runtime.rpcUrl, settings.faucet.privateKey, config.chain.chainId, config.chain.requestTimeoutMs)
     : null;

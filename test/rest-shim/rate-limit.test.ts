@@ -1,8 +1,9 @@
 /**
  * Per-IP limits: which requests count (after the token and header checks), per-route and API-wide counters, the
  * 429 of each area (verify, ratings, markets), HEAD counted like GET, probes never limited, window roll-over, the
- * client IP behind proxies (TRUST_PROXY as true, a hop count, an address or CIDR), counters shared through Redis by
- * several shim replicas, and the Redis call deadline.
+ * client IP behind proxies (TRUST_PROXY as true, a hop count, an address or CIDR), an IPv6 /64 counted as one client
+ * (and IPv4-mapped IPv6 as its IPv4 address), counters shared through Redis by several shim replicas, and the Redis
+ * call deadline.
  *
  * Each test starts its own shim, so no count carries from one test to the next, and the shim's window clock stands
  * still (`shim.rateLimitClock`): a wall-clock minute boundary cannot reset a count in the middle of a sequence.
@@ -204,6 +205,24 @@ describe("client IP behind a load balancer", () => {
   it("TRUST_PROXY as a CIDR that does not hold the proxy's address: X-Forwarded-For is ignored", async () => {
     const shim = await limitOne("10.0.0.0/8");
     expect([(await readFrom(shim, "203.0.113.1")).status, (await readFrom(shim, "203.0.113.2")).status]).toEqual([200, 429]);
+  });
+
+  it("an IPv6 /64 is one client: its addresses share one count, another /64 has its own; GraphQL sees the exact address", async () => {
+    const shim = await limitOne("true");
+    expect((await readFrom(shim, "2001:db8:7:1::1")).status).toBe(200);
+    for (const sameSlash64 of ["2001:db8:7:1::2", "2001:db8:7:1:ffff:ffff:ffff:ffff", "2001:DB8:7:1:0:0:0:1"]) {
+      expect((await readFrom(shim, sameSlash64)).status, sameSlash64).toBe(429);
+    }
+    expect((await readFrom(shim, "2001:db8:7:2::1")).status).toBe(200);
+    expect((await readFrom(shim, "2001:db8:7:0:ffff:ffff:ffff:ffff")).status).toBe(200);
+    expect(shim.executor.calls.map((c) => c.request.clientIp)).toEqual(["2001:db8:7:1::1", "2001:db8:7:2::1", "2001:db8:7:0:ffff:ffff:ffff:ffff"]);
+  });
+
+  it("an IPv4-mapped IPv6 address counts as its IPv4 address", async () => {
+    const shim = await limitOne("true");
+    expect((await readFrom(shim, "203.0.113.9")).status).toBe(200);
+    expect((await readFrom(shim, "::ffff:203.0.113.9")).status).toBe(429);
+    expect((await readFrom(shim, "::ffff:203.0.113.10")).status).toBe(200);
   });
 
   it("TRUST_PROXY=true takes the leftmost address; a hop count takes the address that many hops back", async () => {
