@@ -9,7 +9,8 @@ export type IdentityVerificationMode = "required" | "off";
 export interface MarketsConfig {
   /**
    * MACHINE_IDENTITY_VERIFICATION (public notes 2.1's identity-verification switch): `required` (production default)
-   * makes machine writes carry an identityProof; `off` binds an identityRef that resolves on chain without one.
+   * makes machine writes carry an identityProof; `off` binds an identityRef that resolves on chain without one
+   * (development only: refused on a non-loopback HOST).
    */
   identityVerification: IdentityVerificationMode;
   /** Lifetime of a machine identity challenge (1..600 s). */
@@ -19,7 +20,8 @@ export interface MarketsConfig {
   identityCleanupGraceSeconds: number;
   /**
    * 32-byte AES-256-GCM key (64 hex characters) for runtime-endpoint auth tokens at rest (MARKETS_SECRETS_KEY); dev
-   * default fixed and documented. Unset in production: storing an authToken answers SERVICE_UNAVAILABLE.
+   * default fixed and documented, so refused on a non-loopback HOST (gateway/network-guard.ts). Unset in production:
+   * storing an authToken answers SERVICE_UNAVAILABLE.
    */
   secretsKey?: Buffer;
   /** Largest leaseSeconds a heartbeat may ask for. */
@@ -28,7 +30,8 @@ export interface MarketsConfig {
   maxHeartbeatEndpoints: number;
   /**
    * AGENT_PAIRING_VERIFICATION (the pairing switch, like the identity one): `required` (production default) makes
-   * pairing create and session rotation carry an agentProof signed by agentAddress; `off` pairs without one.
+   * pairing create and session rotation carry an agentProof signed by agentAddress; `off` pairs without one
+   * (development only: refused on a non-loopback HOST).
    */
   pairingVerification: IdentityVerificationMode;
   /** Lifetime of a pairing challenge (AGENT_PAIRING_CHALLENGE_TTL_SECONDS, 1..600 s, default 300). */
