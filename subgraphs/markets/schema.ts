@@ -3,6 +3,7 @@ import type { GraphQLSchema } from "graphql";
 import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
 // Import order is registration order: it fixes the order of types and fields in the printed SDL.
 import type { MarketsDeps } from "./deps.js";
+import { MarketsErrors } from "./common/errors.js";
 import { MarketsMachine } from "./machines/machine.type.js";
 import { MACHINE_RESOLVERS } from "./machines/index.js";
 import { AUDIT_RESOLVERS } from "./audit/index.js";
@@ -21,5 +22,7 @@ export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
     referenceResolvers: {
       Machine: { __resolveReference: (ref: { machineId: string }) => Object.assign(new MarketsMachine(), ref) },
     },
+    // Labels, names, JSON data and IDs go to the database as given: U+0000 or a lone surrogate is VALIDATION_ERROR.
+    refuseUnstorableText: MarketsErrors.validation,
   });
 }
