@@ -2,7 +2,7 @@
  * Settings of the markets subgraph and its REST routes (document 3). Every setting is documented in the README's
  * configuration table.
  */
-import { ConfigError, int, type Env } from "./env.js";
+import { ConfigError, int, list, type Env } from "./env.js";
 
 export type IdentityVerificationMode = "required" | "off";
 
@@ -46,6 +46,12 @@ export interface MarketsConfig {
   pairingJwtSecrets: string[];
   /** Lifetime of a stream chunk delivery token (STREAM_DELIVERY_TOKEN_TTL_SECONDS, 30..86400 s, default 900). */
   deliveryTokenTtlSeconds: number;
+  /**
+   * MARKETS_API_KEYS: comma-separated platform keys, each at least 16 characters (several at once for rotation).
+   * When set, every request on the markets listener needs one in `x-api-key` (public notes 2.1; 401 AUTH_REQUIRED
+   * otherwise). Empty (default): no platform key, as the hosted API without its API-auth switch.
+   */
+  apiKeys: string[];
 }
 
 /** Dev-only secrets key: documented, so never a secret. */
@@ -74,9 +80,12 @@ export function loadMarketsConfig(env: Env): MarketsConfig {
   if (tokenTtl < 60 || tokenTtl > 86_400) throw new ConfigError("AGENT_PAIRING_TOKEN_TTL_SECONDS must be 60..86400");
   const secrets = (env.MARKETS_PAIRING_JWT_SECRETS ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   if (secrets.some((s) => s.length < 32)) throw new ConfigError("MARKETS_PAIRING_JWT_SECRETS: each secret needs at least 32 characters");
+  const apiKeys = list(env.MARKETS_API_KEYS);
+  if (apiKeys.some((key) => key.length < 16)) throw new ConfigError("MARKETS_API_KEYS: each key needs at least 16 characters");
   const deliveryTtl = int(env, "STREAM_DELIVERY_TOKEN_TTL_SECONDS", 900);
   if (deliveryTtl < 30 || deliveryTtl > 86_400) throw new ConfigError("STREAM_DELIVERY_TOKEN_TTL_SECONDS must be 30..86400");
   return {
+    apiKeys,
     deliveryTokenTtlSeconds: deliveryTtl,
     pairingVerification: pairing,
     pairingChallengeTtlSeconds: pairingTtl,
