@@ -29,7 +29,7 @@ export class UnsafeExposureError extends Error {
   constructor(host: string, unsafe: UnsafeSetting[]) {
     super(
       `HOST=${host} is not a loopback address, and these settings would be public or trusting there: ` +
-        `${describe(unsafe)}. Configure each (docs/operations.md, "Running on a public address"), or set ` +
+        `${listed(unsafe)}. Configure each (docs/operations.md, "Running on a public address"), or set ` +
         "ALLOW_DEMO_ON_NETWORK=1 to run the demo on a private network you trust.",
     );
     this.name = "UnsafeExposureError";
@@ -161,7 +161,7 @@ export function unsafeSettings(config: PlatformConfig, role: Role): UnsafeSettin
   return unsafe;
 }
 
-function describe(unsafe: UnsafeSetting[]): string {
+function listed(unsafe: UnsafeSetting[]): string {
   return unsafe.map((entry) => `${entry.setting} (${entry.holds})`).join(", ");
 }
 
@@ -172,7 +172,7 @@ export function checkExposure(config: PlatformConfig, role: Role): string | unde
   if (unsafe.length === 0) return undefined;
   if (!config.allowDemoOnNetwork) throw new UnsafeExposureError(config.host, unsafe);
   return (
-    `WARNING: ALLOW_DEMO_ON_NETWORK=1: listening on ${config.host} with public or trusting settings: ${describe(unsafe)}. ` +
+    `WARNING: ALLOW_DEMO_ON_NETWORK=1: listening on ${config.host} with public or trusting settings: ${listed(unsafe)}. ` +
     "Anyone who can reach this address can use the documented tokens and keys and mint trusted chip certificates. " +
     "Use this on a private network only."
   );
