@@ -175,7 +175,6 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   return app;
 }
 
-
 /**
  * The hosted markets API's platform key (public notes 2.1: `x-api-key`, AUTH_REQUIRED when missing), on when
  * MARKETS_API_KEYS is set: a request without exactly one `x-api-key` header holding a configured key (compared in

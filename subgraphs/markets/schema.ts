@@ -1,9 +1,9 @@
 /** The markets subgraph's federated schema: every family's resolver classes, listed by the family's index.ts. */
 import type { GraphQLSchema } from "graphql";
 import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
+import { MarketsErrors } from "./common/errors.js";
 // Import order is registration order: it fixes the order of types and fields in the printed SDL.
 import type { MarketsDeps } from "./deps.js";
-import { MarketsErrors } from "./common/errors.js";
 import { MarketsMachine } from "./machines/machine.type.js";
 import { MACHINE_RESOLVERS } from "./machines/index.js";
 import { AUDIT_RESOLVERS } from "./audit/index.js";
