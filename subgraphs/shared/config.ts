@@ -178,7 +178,7 @@ export interface PlatformConfig {
    * (rest -> gateway -> subgraph), whose client IP header is believed and whose per-IP limits were already counted.
    */
   internalToken?: string;
-  /** Allows the dev credentials (tokens, demo vendor CA, anvil's deployer key) on a non-loopback HOST. */
+  /** Allows the public and trusting settings (gateway/network-guard.ts) on a non-loopback HOST. */
   allowDemoOnNetwork: boolean;
   /** How long a booting process waits for another one's migration lock before it gives up. */
   migrationLockTimeoutMs: number;

@@ -83,7 +83,10 @@ export interface RatingsConfig {
 
 /** The binding registry program of the public notes (second-chain mainnet). */
 export const DEFAULT_BINDING_PROGRAM = "GrsCoPkeLUAoXjuwPfCcuch77Chco1Gx95zCCQNYGqG6";
-/** anvil's default account 9 (mnemonic "test test ... junk"): funded at genesis, used by nothing else. */
+/**
+ * anvil's default account 9 (mnemonic "test test ... junk"): funded at genesis, used by nothing else. Public, so
+ * refused on a non-loopback HOST (gateway/network-guard.ts).
+ */
 export const DEV_FAUCET_KEY = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
 /** Dev-only TOTP encryption key: documented, so never a secret. */
 export const DEV_TOTP_KEY = "d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0";
