@@ -22,6 +22,7 @@ export const FAST_TEST_FILES = [
   "test/install/*.test.ts",
   "test/markets/pairing-token.test.ts",
   "test/stream/seller-delivery-token.test.ts",
+  "test/net/client-bucket.test.ts",
   "test/net/outbound.test.ts",
   "test/ratings/event-decoder.test.ts",
   "test/ratings/mcr-score.test.ts",
@@ -38,6 +39,8 @@ export const FAST_TEST_FILES = [
   // Peer-to-peer frames and delivery over local sockets, the CLI's dataset layout; cli-e2e starts a platform.
   "test/stream/p2p-frames.test.ts",
   "test/stream/p2p-transfer.test.ts",
+  "test/stream/p2p-bounds.test.ts",
+  "test/stream/p2p-progress.test.ts",
   "test/stream/cli-dataset.test.ts",
   "test/verify/config.test.ts",
   "test/verify/evidence-canonical.test.ts",

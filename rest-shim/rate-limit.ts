@@ -1,7 +1,9 @@
 /**
  * Per-IP request limits with fixed-window counters (the `limits` library's default strategy, which the upstream
- * ratings server uses): one counter per rule, client IP and window; a request is refused when any of its rules'
- * counters passes the rule's limit. A client can get up to twice a limit across a window boundary, which these
+ * ratings server uses): one counter per rule, client bucket and window; a request is refused when any of its rules'
+ * counters passes the rule's limit. A client bucket is an IPv4 address or an IPv6 /64 (subgraphs/shared/net/
+ * client-bucket.ts), so a host cannot get fresh counters by taking other addresses of its /64. Every listener counts
+ * through `RateLimiter.exceeded`, so the grouping holds on all of them. A client can get up to twice a limit across a window boundary, which these
  * abuse limits accept in exchange for one counter per key.
  *
  * Counters live in memory (one process) or in Redis (several shim replicas share them; `config.redisUrl`). One
@@ -11,13 +13,14 @@
  * outage once until Redis answers again.
  */
 import { Redis } from "ioredis";
+import { clientBucket } from "../subgraphs/shared/net/client-bucket.js";
 import type { PreparedResponse } from "./errors/table.js";
 
 /** One per-IP counter: the REST routes and the GraphQL root fields share counters by name. */
 export interface CountedRule {
   /** Counter name, e.g. `verifyReadPerIp`. */
   readonly name: string;
-  /** Requests allowed per window and client IP. */
+  /** Requests allowed per window and client bucket (IPv4 address or IPv6 /64). */
   readonly limit: number;
 }
 
@@ -39,9 +42,13 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Counts the request against every rule (a rule listed twice counts twice); returns the first it exceeds, if any. */
+  /**
+   * Counts the request against every rule (a rule listed twice counts twice) in the client IP's bucket; returns the
+   * first rule it exceeds, if any.
+   */
   async exceeded<Rule extends CountedRule>(rules: readonly Rule[], clientIp: string): Promise<Rule | undefined> {
-    const keys = rules.map((rule) => `${rule.name}:${clientIp}`);
+    const bucket = clientBucket(clientIp);
+    const keys = rules.map((rule) => `${rule.name}:${bucket}`);
     const counts = await this.store.increment(Math.floor(this.now() / this.windowMs), keys, this.windowMs);
     for (let i = 0; i < rules.length; i++) {
       if (counts[i]! > rules[i]!.limit) return rules[i];

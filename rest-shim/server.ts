@@ -15,7 +15,9 @@ import { capConnections, closeListener, listenerOptions } from "../subgraphs/sha
 import { createBodyReader, ignoreBody } from "./body.js";
 import type { AnswerVersions } from "./answer-reuse.js";
 import type { GraphQLExecutor } from "./executor.js";
-import { createOnboardingTokenCheck } from "./onboarding-auth.js";
+import { countHeader, createOnboardingTokenCheck } from "./onboarding-auth.js";
+import { BearerTokens } from "../subgraphs/shared/bearer.js";
+import { MARKETS_ERRORS } from "./errors/markets.js";
 import { observeRequests, requestIdOptions } from "../subgraphs/shared/observability/http.js";
 import type { PlatformLog } from "../subgraphs/shared/observability/log.js";
 import { OPENAPI_PATH, serveOpenApi } from "./openapi/serve.js";
@@ -123,6 +125,8 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", ignoreBody);
 
+  if (listener === "markets" && deps.config.markets.apiKeys.length > 0) requirePlatformKey(app, deps.config.markets.apiKeys);
+
   // Unknown path or method: answered before Fastify would read or type-check a body.
   app.addHook("onRequest", (request, reply, done) => {
     if (request.is404) {
@@ -171,3 +175,24 @@ function buildListener(listener: ListenerName, allRoutes: readonly RouteDefiniti
   return app;
 }
 
+/**
+ * The hosted markets API's platform key (public notes 2.1: `x-api-key`, AUTH_REQUIRED when missing), on when
+ * MARKETS_API_KEYS is set: a request without exactly one `x-api-key` header holding a configured key (compared in
+ * constant time) is answered 401 AUTH_REQUIRED in the markets envelope before anything else, unknown paths, the
+ * route's header rules and the per-IP limits included, so a caller without a key learns nothing about the routes and
+ * spends no client's rate-limit budget. `GET /health` is exempt, as on the hosted API.
+ */
+function requirePlatformKey(app: FastifyInstance, keys: readonly string[]): void {
+  const accepted = new BearerTokens(keys);
+  const refusal = MARKETS_ERRORS.required("AUTH_REQUIRED");
+  app.addHook("onRequest", (request, reply, done) => {
+    const { method, url = "/" } = request.raw;
+    const exempt = (method === "GET" || method === "HEAD") && url.split("?")[0] === "/health";
+    const header = request.headers["x-api-key"];
+    if (exempt || (countHeader(request.raw.rawHeaders, "x-api-key") === 1 && typeof header === "string" && accepted.acceptsToken(header))) {
+      done();
+      return;
+    }
+    sendEarly(request, reply, refusal);
+  });
+}

@@ -2,12 +2,14 @@
  * Test vectors of the stream formats (docs/stream-formats.md, section "Test vectors"). Every random value (chunk keys,
  * nonces, ephemeral sealed-box keys) comes from a documented deterministic generator, so the outputs are a pure
  * function of the inputs. `tsx scripts/stream-vectors.ts` rewrites the section; `--check` fails when it is stale;
- * test/stream/vectors.test.ts recomputes the outputs from the inputs it parses out of the doc.
+ * both refuse chunks that libsodium's XChaCha20-Poly1305 does not open (a second implementation, not the one that
+ * sealed them); test/stream/vectors.test.ts recomputes the outputs from the inputs it parses out of the doc.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import sodium from "libsodium-wrappers";
 import nacl from "tweetnacl";
 import {
   canonicalBytes, createBuyerAccess, encryptStream, fromHex, manifestSigningBytes, seal, signEnvelope, toHex,
@@ -147,9 +149,30 @@ export function replaceVectorSection(doc: string, section: string): string {
   return doc.slice(0, start) + section + doc.slice(end + END.length);
 }
 
+/**
+ * The chunks are sealed with @noble/ciphers; a second implementation (libsodium's XChaCha20-Poly1305, empty AAD) must
+ * open each one to its plaintext, or the vectors would only agree with the library that made them. Throws otherwise.
+ */
+export async function openChunksWithLibsodium(vectors: Vectors): Promise<void> {
+  await sodium.ready;
+  for (const c of vectors.outputs.chunks) {
+    let opened: Uint8Array | null = null;
+    try {
+      opened = sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, fromHex(c.ciphertextHex)!, null, fromHex(c.manifest.encryption.nonce)!, fromHex(c.keyHex)!);
+    } catch {
+      opened = null;
+    }
+    if (opened === null || toHex(opened) !== c.plaintextHex) {
+      throw new Error(`chunk ${c.manifest.index}: libsodium's XChaCha20-Poly1305 does not open it to its plaintext`);
+    }
+  }
+}
+
 async function main(check: boolean): Promise<void> {
   const current = readFileSync(FORMATS_DOC, "utf8");
-  const next = replaceVectorSection(current, vectorsSection(await computeVectors(VECTOR_INPUTS)));
+  const vectors = await computeVectors(VECTOR_INPUTS);
+  await openChunksWithLibsodium(vectors);
+  const next = replaceVectorSection(current, vectorsSection(vectors));
   if (check) {
     if (next !== current) throw new Error("docs/stream-formats.md vectors are stale: run tsx scripts/stream-vectors.ts");
     return;

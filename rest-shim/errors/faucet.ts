@@ -2,10 +2,11 @@
  * The faucet and two-factor routes of document 2 (`POST /2fa/setup`, `/2fa/confirm`, `/faucet/fund`): the Gas
  * Station's own envelope `{"code":"...","message":"..."}`. The 20 codes, with when each is answered, are in
  * docs/faucet.md; framework answers on these paths (404, 405, the 90/min 429) stay in the ratings envelope.
+ * The owner-signed `POST /2fa/reset` answers from a table of its own: the same codes and the three of its signature.
  */
-import { defineErrorTable } from "./table.js";
+import { defineErrorTable, type ErrorTableSpec } from "./table.js";
 
-export const FAUCET_ERRORS = defineErrorTable({
+const FAUCET_SPEC = {
   family: "faucet",
   headers: { "content-type": "application/json", "cache-control": "no-store" },
   envelope: (code, message) => ({ code, message }),
@@ -31,5 +32,18 @@ export const FAUCET_ERRORS = defineErrorTable({
     TRANSFER_FAILED: { status: 502, message: "The funding transaction failed on chain." },
     FAUCET_DEPLETED: { status: 503, message: "The faucet account cannot cover this funding." },
     SERVICE_UNAVAILABLE: { status: 503, message: "The faucet is unavailable; retry." },
+  },
+} satisfies ErrorTableSpec;
+
+export const FAUCET_ERRORS = defineErrorTable(FAUCET_SPEC);
+
+/** POST /2fa/reset: the faucet's codes, and the signature's as the signed monetization toggle numbers them. */
+export const FAUCET_RESET_ERRORS = defineErrorTable({
+  ...FAUCET_SPEC,
+  entries: {
+    ...FAUCET_SPEC.entries,
+    INVALID_SIGNATURE: { status: 400, message: "The signature is not 0x and 130 hex characters, or does not recover to an address." },
+    UNAUTHORIZED_SIGNER: { status: 403, message: "The signature is not the owner address's." },
+    STALE_SIGNATURE: { status: 409, message: "issuedAt is outside the freshness window, or not later than the last reset." },
   },
 });

@@ -1,9 +1,10 @@
 /**
- * Document 2's faucet and two-factor routes (`POST /2fa/setup`, `/2fa/confirm`, `/faucet/fund`) on the 1.0 listener,
- * in the Gas Station's envelope `{"code","message"}` (rest-shim/errors/faucet.ts, docs/faucet.md). The shim checks
- * the body's shape (a JSON object whose named members are strings); the subgraph checks every value.
+ * Document 2's faucet and two-factor routes (`POST /2fa/setup`, `/2fa/confirm`, `/faucet/fund`) and our owner-signed
+ * `POST /2fa/reset` on the 1.0 listener, in the Gas Station's envelope `{"code","message"}` (rest-shim/errors/faucet.ts,
+ * docs/faucet.md). The shim checks the body's shape (a JSON object whose named members are strings); the subgraph
+ * checks every value.
  */
-import { FAUCET_ERRORS } from "../errors/faucet.js";
+import { FAUCET_ERRORS, FAUCET_RESET_ERRORS } from "../errors/faucet.js";
 import type { ShimOperation } from "../executor.js";
 import type { Rejection } from "../http-rules.js";
 import { RouteInputError, utf8Text } from "../json-body.js";
@@ -17,6 +18,12 @@ export const FAUCET_OPERATIONS = {
     "SetupTwoFactor",
     `mutation SetupTwoFactor($ownerAddress: String!, $format: String!) {
   setupTwoFactor(ownerAddress: $ownerAddress, format: $format) { ownerAddress otpauthUri qrImageUrl }
+}`,
+  ),
+  resetTwoFactor: op(
+    "ResetTwoFactor",
+    `mutation ResetTwoFactor($ownerAddress: String!, $issuedAt: String!, $signature: String!, $format: String!) {
+  resetTwoFactor(ownerAddress: $ownerAddress, issuedAt: $issuedAt, signature: $signature, format: $format) { ownerAddress otpauthUri qrImageUrl }
 }`,
   ),
   confirmTwoFactor: op(
@@ -73,6 +80,12 @@ const base = {
   unavailableCode: "SERVICE_UNAVAILABLE",
 } as const;
 
+/** Setup's and reset's 200: the new enrolment. */
+const enrolmentAnswer = (e: { ownerAddress: string; otpauthUri: string; qrImageUrl: string }) => ({
+  status: 200,
+  body: body({ status: "success", data: { ownerAddress: e.ownerAddress, otpauthUri: e.otpauthUri, qrImageUrl: e.qrImageUrl } }),
+});
+
 export const FAUCET_ROUTES: readonly RouteDefinition[] = [
   {
     ...base,
@@ -82,10 +95,18 @@ export const FAUCET_ROUTES: readonly RouteDefinition[] = [
       const { ownerAddress, format } = members(raw, ["ownerAddress"], ["format"]);
       return { ownerAddress, format: format ?? "png" };
     },
-    respond: (data) => {
-      const e = fieldOf(data, "setupTwoFactor");
-      return { status: 200, body: body({ status: "success", data: { ownerAddress: e.ownerAddress, otpauthUri: e.otpauthUri, qrImageUrl: e.qrImageUrl } }) };
+    respond: (data) => enrolmentAnswer(fieldOf(data, "setupTwoFactor")),
+  },
+  {
+    ...base,
+    path: "/2fa/reset",
+    errors: FAUCET_RESET_ERRORS,
+    operation: FAUCET_OPERATIONS.resetTwoFactor,
+    variables: ({ body: raw }) => {
+      const { ownerAddress, issuedAt, signature, format } = members(raw, ["ownerAddress", "issuedAt", "signature"], ["format"]);
+      return { ownerAddress, issuedAt, signature, format: format ?? "png" };
     },
+    respond: (data) => enrolmentAnswer(fieldOf(data, "resetTwoFactor")),
   },
   {
     ...base,

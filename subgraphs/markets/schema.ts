@@ -1,6 +1,7 @@
 /** The markets subgraph's federated schema: every family's resolver classes, listed by the family's index.ts. */
 import type { GraphQLSchema } from "graphql";
 import { buildFederatedSchema, dependencyContainer } from "../shared/federation.js";
+import { MarketsErrors } from "./common/errors.js";
 // Import order is registration order: it fixes the order of types and fields in the printed SDL.
 import type { MarketsDeps } from "./deps.js";
 import { MarketsMachine } from "./machines/machine.type.js";
@@ -21,5 +22,7 @@ export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
     referenceResolvers: {
       Machine: { __resolveReference: (ref: { machineId: string }) => Object.assign(new MarketsMachine(), ref) },
     },
+    // Labels, names, JSON data and IDs go to the database as given: U+0000 or a lone surrogate is VALIDATION_ERROR.
+    refuseUnstorableText: MarketsErrors.validation,
   });
 }

@@ -57,7 +57,7 @@ export async function buildRatingsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const bindingClient = altchainRpcUrl ? new BindingClient(altchainRpcUrl, settings.altchain.programId, settings.altchain.timeoutMs) : null;
 
   const twoFactorRepository = new TwoFactorRepository(db);
-  const twoFactor = new TwoFactorService(twoFactorRepository, settings.faucet, clock);
+  const twoFactor = new TwoFactorService(twoFactorRepository, settings.faucet, clock, chainId);
   const faucetWallet = settings.faucet.privateKey
     ? new FaucetWallet(runtime.rpcUrl, settings.faucet.privateKey, config.chain.chainId, config.chain.requestTimeoutMs)
     : null;
@@ -102,8 +102,9 @@ export async function buildRatingsSubgraph(runtime: SubgraphRuntime): Promise<Bu
 async function startEmbeddedBindingNode(runtime: SubgraphRuntime): Promise<BindingNode | null> {
   const { config } = runtime;
   if (config.ratings.altchain.rpcUrl || config.chain.rpcUrl) return null;
+  // Only this process reads it: it listens on loopback whatever HOST the public listeners bind.
   return startBindingNode({
-    host: config.host,
+    host: "127.0.0.1",
     port: config.ratings.altchain.port,
     programId: config.ratings.altchain.programId,
     bindings: runtime.demo?.ratings.altchainBindings ?? [],

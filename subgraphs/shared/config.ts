@@ -11,6 +11,7 @@ import { loadMarketsConfig, type MarketsConfig } from "./config/markets.js";
 import { loadMarketsWorkConfig, type MarketsWorkConfig } from "./config/markets-work.js";
 import { loadPaymentsConfig, type PaymentsConfig } from "./config/payments.js";
 import { loadRatingsConfig, type RatingsConfig } from "./config/ratings.js";
+import { loadStreamP2pConfig, type StreamP2pConfig } from "./config/stream-p2p.js";
 import { AddressPolicy } from "./net/address-policy.js";
 
 export { ConfigError } from "./config/env.js";
@@ -19,6 +20,7 @@ export type { MarketsConfig } from "./config/markets.js";
 export type { MarketsWorkConfig } from "./config/markets-work.js";
 export type { PaymentsConfig } from "./config/payments.js";
 export type { RatingsConfig } from "./config/ratings.js";
+export type { StreamP2pConfig } from "./config/stream-p2p.js";
 
 export interface ServiceNamespace {
   /** DID method, e.g. `did:<method>:<machineId>` (spec stand-in: `service`). */
@@ -155,6 +157,8 @@ export interface PlatformConfig {
   marketsWork: MarketsWorkConfig;
   /** Document 3: on-chain payment rails (config/payments.ts). */
   payments: PaymentsConfig;
+  /** Bounds of the seller's peer-to-peer delivery server, `cli stream serve` (config/stream-p2p.ts). */
+  streamP2p: StreamP2pConfig;
   /** Remote subgraph URLs (`SUBGRAPH_<NAME>_URL`); a missing entry means in-process. */
   subgraphUrls: Partial<Record<"verify" | "ratings" | "markets", string>>;
   /** Port of the `subgraph <name>` role; unset: 4001, 4002, 4003 for verify, ratings, markets. */
@@ -174,7 +178,7 @@ export interface PlatformConfig {
    * (rest -> gateway -> subgraph), whose client IP header is believed and whose per-IP limits were already counted.
    */
   internalToken?: string;
-  /** Allows the dev credentials (tokens, demo vendor CA, anvil's deployer key) on a non-loopback HOST. */
+  /** Allows the public and trusting settings (gateway/network-guard.ts) on a non-loopback HOST. */
   allowDemoOnNetwork: boolean;
   /** How long a booting process waits for another one's migration lock before it gives up. */
   migrationLockTimeoutMs: number;
@@ -288,6 +292,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     markets: loadMarketsConfig(env),
     marketsWork: loadMarketsWorkConfig(env),
     payments: loadPaymentsConfig(env, int(env, "CHAIN_ID", 3338)),
+    streamP2p: loadStreamP2pConfig(env),
     subgraphUrls: {
       verify: env.SUBGRAPH_VERIFY_URL || undefined,
       ratings: env.SUBGRAPH_RATINGS_URL || undefined,

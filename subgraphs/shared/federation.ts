@@ -6,8 +6,9 @@
  */
 import { buildSubgraphSchema } from "@apollo/subgraph";
 import { printSchemaWithDirectives } from "@graphql-tools/utils";
-import { parse, type GraphQLSchema } from "graphql";
+import { defaultFieldResolver, isObjectType, parse, type GraphQLSchema } from "graphql";
 import { buildSchema, createResolversMap, type ContainerType, type NonEmptyArray } from "type-graphql";
+import { holdsUnstorableText } from "./json/storable-text.js";
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable", "@external", "@requires"])';
@@ -22,6 +23,12 @@ export interface SubgraphDefinition {
   /** Hands resolver classes their dependencies; omit to build a schema for printing only. */
   container?: ContainerType;
   referenceResolvers?: ReferenceResolvers;
+  /**
+   * The family's validation error, for a subgraph whose free-text inputs reach the database: every field with
+   * arguments then refuses, before its resolver runs, arguments holding text PostgreSQL cannot store (U+0000, a lone
+   * surrogate; json/storable-text.ts), in a string anywhere or an object member name, from a variable or a literal.
+   */
+  refuseUnstorableText?: () => Error;
 }
 
 export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<GraphQLSchema> {
@@ -38,7 +45,28 @@ export async function buildFederatedSchema(definition: SubgraphDefinition): Prom
     resolvers[typeName] = { ...(resolvers[typeName] ?? {}), ...reference };
   }
   // Cast: type-graphql's ResolversMap is not assignable to Apollo's GraphQLResolverMap (https://github.com/MichalLytek/type-graphql/issues/1768).
-  return buildSubgraphSchema({ typeDefs, resolvers: resolvers as any });
+  const subgraph = buildSubgraphSchema({ typeDefs, resolvers: resolvers as any });
+  if (definition.refuseUnstorableText) refuseUnstorableText(subgraph, definition.refuseUnstorableText);
+  return subgraph;
+}
+
+/**
+ * Wraps the resolver of every field that takes arguments (federation's own `_entities` and `_service` aside: the
+ * gateway fills those) with the unstorable-text check. Arguments arrive coerced, so variables and literals are checked
+ * alike, whichever door (REST shim or GraphQL) the request came through.
+ */
+function refuseUnstorableText(schema: GraphQLSchema, refusal: () => Error): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith("__")) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (field.args.length === 0 || field.name.startsWith("_")) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, context, info) => {
+        if (holdsUnstorableText(args)) throw refusal();
+        return resolve(source, args, context, info);
+      };
+    }
+  }
 }
 
 /** A container that hands every resolver class the same constructor argument (the subgraph's dependencies). */

@@ -68,10 +68,14 @@ if (role === "publish") {
 } else if (role === "serve") {
   const [storeRoot, work] = args;
   const entries = readManifests(work);
+  // The buyer asks for a long chunk list over several connections (one request frame each): done after the last ack.
+  const undelivered = new Set(entries.map((e) => e.manifest.chunkId));
   const server = await startDeliveryServer({
     storage: [new LocalChunkStorage(storeRoot)],
     authorize: async () => ({ transportId: "tcp", chunks: entries.map((e) => ({ manifest: e.manifest, storageRef: `local:seller/${e.manifest.chunkId.slice(7)}` })) }),
-    onAck: async () => {
+    onAck: async (_ack, request) => {
+      for (const id of request.chunkIds) undelivered.delete(id);
+      if (undelivered.size > 0) return;
       done("serve", entries.reduce((n, e) => n + e.manifest.encryptedSize, 0));
       await server.close();
     },

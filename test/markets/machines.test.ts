@@ -328,6 +328,9 @@ describe("the chain cannot be read", () => {
       const proof = await signedProof(q, other.did, other.controllerPrivateKey);
       await stopChain(q);
       expectMarketsError(await api(q, "POST", "/machine-identity/challenges", { identityRef: other.did }), 503, "SERVICE_IDENTITY_UNAVAILABLE");
+      // The address form cannot even be mapped to its machine.
+      expectMarketsError(await api(q, "POST", "/machine-identity/challenges", { identityRef: other.legacyDid }), 503, "SERVICE_IDENTITY_UNAVAILABLE");
+      expectMarketsError(await api(q, "POST", "/machines", { displayName: "x", identityRef: other.legacyDid }), 503, "SERVICE_IDENTITY_UNAVAILABLE");
       expectMarketsError(
         await api(q, "POST", "/machines", { displayName: "x", identityRef: other.did, identityProof: { challengeId: proof.challengeId, signature: proof.signature } }),
         503,

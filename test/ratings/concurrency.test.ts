@@ -12,6 +12,7 @@ import { DEV_FAUCET_KEY, DEV_TOTP_KEY } from "../../subgraphs/shared/config/rati
 import { signMonetizationDecision } from "../../subgraphs/ratings/monetization/monetization.message.js";
 import { startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
 import { rpc } from "../support/chain.js";
+import { manualClock } from "../support/clock.js";
 import { POSTGRES_SKIP_MESSAGE, sql, usesPostgres } from "../support/db.js";
 import { get, postJson, putJson } from "../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
@@ -19,8 +20,10 @@ import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 describe.skipIf(!usesPostgres)(`two instances on one PostgreSQL database (${usesPostgres ? "PostgreSQL" : POSTGRES_SKIP_MESSAGE})`, () => {
   let a: RatingsPlatform;
   let b: RatingsPlatform;
+  /** Both instances' clock, standing still: signing times and TOTP steps are the servers' own. */
+  const clock = manualClock();
   beforeAll(async () => {
-    a = await startRatingsPlatform({ MCR2_INDEX_SYNC_MS: "0" });
+    a = await startRatingsPlatform({ MCR2_INDEX_SYNC_MS: "0" }, { clock });
     const addresses = Object.fromEntries(CONTRACT_NAMES.map((name) => [addressEnvName(name), a.platform.chain!.addresses[name]!]));
     b = await startRatingsPlatform({
       ...addresses,
@@ -30,7 +33,7 @@ describe.skipIf(!usesPostgres)(`two instances on one PostgreSQL database (${uses
       // B is not in dev mode (external chain): it gets the same faucet and TOTP keys as A explicitly.
       FAUCET_PRIVATE_KEY: DEV_FAUCET_KEY,
       FAUCET_TOTP_KEY: DEV_TOTP_KEY,
-    });
+    }, { clock });
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     await b?.close();
@@ -40,7 +43,7 @@ describe.skipIf(!usesPostgres)(`two instances on one PostgreSQL database (${uses
   it("decisions sent to both instances at once: the newest always ends up applied", async () => {
     const owner = new Wallet(a.demo.ratings.fleetOwner.privateKey);
     for (let round = 0; round < 3; round++) {
-      const base = Math.floor(Date.now() / 1000) - 200 + round * 30;
+      const base = Math.floor(clock.now() / 1000) - 200 + round * 30;
       const bodies = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
           signMonetizationDecision(owner, {
@@ -74,9 +77,9 @@ describe.skipIf(!usesPostgres)(`two instances on one PostgreSQL database (${uses
     const ownerAddress = getAddress(`0x${randomBytes(20).toString("hex")}`);
     const setup = await postJson(`${a.http}/2fa/setup`, { ownerAddress });
     const totp = URI.parse(setup.json().data.otpauthUri) as TOTP;
-    expect((await postJson(`${b.http}/2fa/confirm`, { ownerAddress, twoFactorCode: totp.generate({ timestamp: Date.now() - 30_000 }) })).status).toBe(200);
+    expect((await postJson(`${b.http}/2fa/confirm`, { ownerAddress, twoFactorCode: totp.generate({ timestamp: clock.now() - 30_000 }) })).status).toBe(200);
     const target = getAddress(`0x${randomBytes(20).toString("hex")}`);
-    const body = { ownerAddress, targetWalletAddress: target, chainId: "service", twoFactorCode: totp.generate(), requestId: "both-1" };
+    const body = { ownerAddress, targetWalletAddress: target, chainId: "service", twoFactorCode: totp.generate({ timestamp: clock.now() }), requestId: "both-1" };
     const answers = await Promise.all([postJson(`${a.http}/faucet/fund`, body), postJson(`${b.http}/faucet/fund`, body)]);
     expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThanOrEqual(1);
     for (const answer of answers.filter((x) => x.status !== 200)) expect(answer.json().code).toBe("DUPLICATE_REQUEST");

@@ -12,15 +12,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_FAUCET_KEY } from "../../subgraphs/shared/config/ratings.js";
 import { expectFaucetError, startRatingsPlatform, type RatingsPlatform } from "./helpers.js";
 import { rpc } from "../support/chain.js";
-import { offsetClock } from "../support/clock.js";
+import { manualClock } from "../support/clock.js";
 import { postJson, type HttpAnswer } from "../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 
 const FUND_AMOUNT = 100_000_000_000_000_000n;
 
 let p: RatingsPlatform;
-/** The platform's clock: the system clock (TOTP codes agree with it) unless a test moves it ahead. */
-const clock = offsetClock();
+/**
+ * The platform's clock, standing still: the tests' authenticator (otpauth) generates codes at the server's time, so no
+ * 30 s step boundary can fall between generating a code and checking it; a test that crosses one moves the clock.
+ */
+const clock = manualClock();
+const STEP_MS = 30_000;
 beforeAll(async () => {
   p = await startRatingsPlatform(
     {
@@ -45,8 +49,11 @@ const newIp = () => `10.77.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`;
 const randomAddress = () => getAddress(`0x${randomBytes(20).toString("hex")}`);
 const post = (route: string, body: unknown, ip = "10.99.0.1") => postJson(`${p.http}${route}`, body, { headers: { "x-forwarded-for": ip } });
 
+/** The code of the server's current step, or of the step `steps` away from it. */
+const codeAt = (totp: TOTP, steps = 0) => totp.generate({ timestamp: clock.now() + steps * STEP_MS });
+
 /** Codes of the previous, current and next 30-second step: all accepted (one step of drift), each once, in order. */
-const codes = (totp: TOTP) => [-30_000, 0, 30_000].map((shift) => totp.generate({ timestamp: Date.now() + shift }));
+const codes = (totp: TOTP) => [-1, 0, 1].map((steps) => codeAt(totp, steps));
 
 async function enrol(owner = randomAddress()): Promise<{ owner: string; totp: TOTP; setup: HttpAnswer }> {
   const setup = await post("/2fa/setup", { ownerAddress: owner, format: "png" });
@@ -100,27 +107,48 @@ describe("POST /2fa/setup and /2fa/confirm", () => {
 
   it("confirm with a good code: active; again: 409 2FA_ALREADY_ACTIVE; a new setup for it: 409 2FA_ALREADY_ACTIVE", async () => {
     const { owner, totp } = await enrol();
-    const answer = await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: totp.generate() });
+    const answer = await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: codeAt(totp) });
     expect(answer.text).toBe(JSON.stringify({ status: "success", data: { ownerAddress: owner, twoFactorActive: true } }));
-    expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: totp.generate() }), 409, "2FA_ALREADY_ACTIVE");
+    expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: codeAt(totp) }), 409, "2FA_ALREADY_ACTIVE");
     expectFaucetError(await post("/2fa/setup", { ownerAddress: owner }), 409, "2FA_ALREADY_ACTIVE");
   });
 
   it("a pending enrolment can be set up again (the first secret stops working)", async () => {
     const first = await enrol();
     const second = await enrol(first.owner);
-    expectFaucetError(await post("/2fa/confirm", { ownerAddress: first.owner, twoFactorCode: first.totp.generate() }), 401, "INVALID_2FA");
-    expect((await post("/2fa/confirm", { ownerAddress: first.owner, twoFactorCode: second.totp.generate() })).status).toBe(200);
+    expectFaucetError(await post("/2fa/confirm", { ownerAddress: first.owner, twoFactorCode: codeAt(first.totp) }), 401, "INVALID_2FA");
+    expect((await post("/2fa/confirm", { ownerAddress: first.owner, twoFactorCode: codeAt(second.totp) })).status).toBe(200);
   });
 
   it("a wrong code: 401 INVALID_2FA; three in a row: 423 2FA_LOCKED, even for a good code", async () => {
     const { owner, totp } = await enrol();
-    const good = totp.generate();
+    const good = codeAt(totp);
     const wrong = good === "000000" ? "111111" : "000000";
     expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: wrong }), 401, "INVALID_2FA");
     expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: wrong }), 401, "INVALID_2FA");
     expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: wrong }), 401, "INVALID_2FA");
     expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: good }), 423, "2FA_LOCKED");
+  });
+
+  it("one step of drift either way, across a 30 s step boundary of the server's clock", async () => {
+    const before = clock.now();
+    const boundary = (Math.floor(before / STEP_MS) + 1) * STEP_MS;
+    const stepCode = (totp: TOTP, step: number) => totp.generate({ timestamp: step * STEP_MS });
+    const last = boundary / STEP_MS - 1; // the step that ends at the boundary
+    const early = await enrol();
+    const late = await enrol();
+    try {
+      // The last millisecond of a step: the step before it is still inside the drift window, two steps ahead is not.
+      clock.set(boundary - 1);
+      expectFaucetError(await post("/2fa/confirm", { ownerAddress: early.owner, twoFactorCode: stepCode(early.totp, last + 2) }), 401, "INVALID_2FA");
+      expect((await post("/2fa/confirm", { ownerAddress: early.owner, twoFactorCode: stepCode(early.totp, last - 1) })).status).toBe(200);
+      // One millisecond later the window has moved by a whole step: that code is now two steps behind.
+      clock.advance(1);
+      expectFaucetError(await post("/2fa/confirm", { ownerAddress: late.owner, twoFactorCode: stepCode(late.totp, last - 1) }), 401, "INVALID_2FA");
+      expect((await post("/2fa/confirm", { ownerAddress: late.owner, twoFactorCode: stepCode(late.totp, last + 2) })).status).toBe(200);
+    } finally {
+      clock.set(before);
+    }
   });
 
   it("confirm for an owner who never ran setup: 403 2FA_NOT_CONFIGURED", async () => {
@@ -129,11 +157,12 @@ describe("POST /2fa/setup and /2fa/confirm", () => {
 
   it("confirm after the enrolment's lifetime: 410 2FA_EXPIRED", async () => {
     const { owner, totp } = await enrol();
-    clock.offsetMs = 601_000; // past FAUCET_2FA_SETUP_TTL_SECONDS (600 s): the platform's clock moves, no sleep
+    const enrolledAt = clock.now();
+    clock.advance(601_000); // past FAUCET_2FA_SETUP_TTL_SECONDS (600 s): the platform's clock moves, no sleep
     try {
-      expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: totp.generate({ timestamp: clock.now() }) }), 410, "2FA_EXPIRED");
+      expectFaucetError(await post("/2fa/confirm", { ownerAddress: owner, twoFactorCode: codeAt(totp) }), 410, "2FA_EXPIRED");
     } finally {
-      clock.offsetMs = 0;
+      clock.set(enrolledAt);
     }
   });
 
@@ -217,7 +246,7 @@ describe("POST /faucet/fund", () => {
 
   it("2FA set up but not confirmed: 403 2FA_NOT_ACTIVE; never set up: 403 2FA_NOT_CONFIGURED", async () => {
     const { owner, totp } = await enrol();
-    expectFaucetError(await post("/faucet/fund", fundBody(owner, totp.generate()), newIp()), 403, "2FA_NOT_ACTIVE");
+    expectFaucetError(await post("/faucet/fund", fundBody(owner, codeAt(totp)), newIp()), 403, "2FA_NOT_ACTIVE");
     expectFaucetError(await post("/faucet/fund", fundBody(randomAddress(), "123456"), newIp()), 403, "2FA_NOT_CONFIGURED");
   });
 

@@ -170,7 +170,10 @@ describe("FX: conversion at the event's time", () => {
     ["EUR cents at 1.08", 1000n, "EUR", { status: "ok", usdCents: 1080n }],
     ["JPY has no minor unit: 1000 yen at 0.0067", 1000n, "JPY", { status: "ok", usdCents: 670n }],
     ["BHD has three: 1000 fils at 2.65", 1000n, "BHD", { status: "ok", usdCents: 265n }],
-    ["half a cent rounds up: 5 yen at 0.0067 = 3.35 cents", 5n, "JPY", { status: "ok", usdCents: 3n }],
+    ["an exact half cent rounds up: 50 yen at 0.0067 = 33.5 cents", 50n, "JPY", { status: "ok", usdCents: 34n }],
+    ["an exact half cent with three minor digits: 100 fils at 2.65 = 26.5 cents", 100n, "BHD", { status: "ok", usdCents: 27n }],
+    ["below half a cent rounds down: 5 yen at 0.0067 = 3.35 cents", 5n, "JPY", { status: "ok", usdCents: 3n }],
+    ["above half a cent rounds up: 2 fils at 2.65 = 0.53 cents", 2n, "BHD", { status: "ok", usdCents: 1n }],
     ["a currency the source does not list", 1000n, "XYZ", { status: "unsupported_currency", usdCents: null }],
   ])("%s", (_name, value, currency, expected) => {
     expect(convertToUsdCents(value, currency, NOW, fixed)).toEqual(expected);

@@ -12,15 +12,18 @@ import { buildMonetizationMessage, signMonetizationDecision } from "../../subgra
 import { graphql, PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
 import { expectCoded, expectDetail, rated, startRatingsPlatform, transact, type RatingsPlatform } from "./helpers.js";
 import { runCli } from "../support/cli.js";
+import { manualClock } from "../support/clock.js";
 import { get, putJson, type HttpAnswer } from "../support/http.js";
 
 let p: RatingsPlatform;
+/** The platform's clock, standing still: a test's "now" is the server's now, so the window's edges are exact. */
+const clock = manualClock();
 beforeAll(async () => {
-  p = await startRatingsPlatform();
+  p = await startRatingsPlatform({}, { clock });
 }, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
 
-const now = () => Math.floor(Date.now() / 1000);
+const now = () => Math.floor(clock.now() / 1000);
 const fleetOwner = () => new Wallet(p.demo.ratings.fleetOwner.privateKey);
 const fleetOperator = () => new Wallet(p.demo.ratings.fleetOperator.privateKey);
 
@@ -166,12 +169,23 @@ describe("PUT: the machine's state", () => {
 });
 
 describe("PUT: freshness and strictly newer decisions", () => {
-  it("outside the window (300 s past, 30 s future): 409 STALE_SIGNATURE, nothing stored", async () => {
+  it("outside the window (300 s past, 30 s future): 409 STALE_SIGNATURE, nothing stored; both edges are inside", async () => {
     expectCoded(await put("9", await decision(fleetOwner(), "9", true, { timestamp: now() - 301 })), 409, "STALE_SIGNATURE");
     expectCoded(await put("9", await decision(fleetOwner(), "9", true, { timestamp: now() + 31 })), 409, "STALE_SIGNATURE");
     expect((await state("9")).status).toBe("PENDING");
-    const edge = now() - 290;
-    expectState(await put("9", await decision(fleetOwner(), "9", true, { timestamp: edge })), 9, "OPTED_IN", fleetOwner().address, edge);
+    const oldest = now() - 300;
+    expectState(await put("9", await decision(fleetOwner(), "9", true, { timestamp: oldest })), 9, "OPTED_IN", fleetOwner().address, oldest);
+    const newest = now() + 30;
+    expectState(await put("9", await decision(fleetOwner(), "9", false, { timestamp: newest })), 9, "OPTED_OUT", fleetOwner().address, newest);
+  });
+
+  it("the window moves with the server's clock: a decision signed 31 s ahead is accepted 1 s later", async () => {
+    const ahead = now() + 31;
+    const body = await decision(fleetOwner(), "7", false, { timestamp: ahead });
+    expectCoded(await put("7", body), 409, "STALE_SIGNATURE");
+    expect((await state("7")).status).toBe("PENDING");
+    clock.advance(1_000);
+    expectState(await put("7", body), 7, "OPTED_OUT", fleetOwner().address, ahead);
   });
 
   it("the same or an older timestamp than the applied decision: 409 STALE_SIGNATURE, the applied one stays", async () => {
@@ -291,6 +305,8 @@ describe("the compatibility signal and other doors", () => {
     expect(run.code, run.stderr).toBe(0);
     const body = JSON.parse(run.stdout);
     expect(Object.keys(body)).toEqual(["opted_in", "timestamp", "signature"]);
+    // The CLI signs at its own (wall-clock) now: the platform's clock is brought to that second.
+    clock.set(body.timestamp * 1000);
     expectState(await put("13", run.stdout), 13, "OPTED_OUT", fleetOwner().address, body.timestamp);
     expect((await runCli(p, ["monetization", "sign", "--machine", "13", "--opt-in", "--opt-out"])).code).toBe(2);
   });

@@ -1,14 +1,14 @@
 /**
  * Document 2's error tables, restated independently of the implementation, and how the shim uses them: the read
- * routes' detail strings, the monetization codes, the faucet's 20 codes, the sync-position detail built only from
- * numbers, unreachable GraphQL per family, and the route table's per-IP limits and listeners.
+ * routes' detail strings, the monetization codes, the faucet's 20 codes and the reset's 3, the sync-position detail
+ * built only from numbers, unreachable GraphQL per family, and the route table's per-IP limits and listeners.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExecutorUnavailableError, type OperationResult } from "../../rest-shim/executor.js";
-import { FAUCET_ERRORS } from "../../rest-shim/errors/faucet.js";
+import { FAUCET_ERRORS, FAUCET_RESET_ERRORS } from "../../rest-shim/errors/faucet.js";
 import { MONETIZATION_ERRORS, RATINGS_ERRORS } from "../../rest-shim/errors/ratings.js";
 import { ROUTES } from "../../rest-shim/routes.js";
-import { FAUCET_CODES } from "../../subgraphs/ratings/faucet/faucet-errors.js";
+import { FAUCET_CODES, RESET_CODES } from "../../subgraphs/ratings/faucet/faucet-errors.js";
 import { RecordingExecutor, startShim, type RunningShim } from "./helpers.js";
 import { call } from "../support/http.js";
 
@@ -51,6 +51,9 @@ const FAUCET_STATUSES: Record<string, number> = {
   TRANSFER_FAILED: 502, FAUCET_DEPLETED: 503, SERVICE_UNAVAILABLE: 503,
 };
 
+/** The owner-signed reset's own codes, as the signed monetization toggle numbers them. */
+const RESET_STATUSES: Record<string, number> = { INVALID_SIGNATURE: 400, UNAUTHORIZED_SIGNER: 403, STALE_SIGNATURE: 409 };
+
 describe("the tables", () => {
   it.each(READ_CODES)("read routes: %s is %i {\"detail\":\"%s\"}", (code, status, detail) => {
     const response = RATINGS_ERRORS.required(code);
@@ -64,14 +67,23 @@ describe("the tables", () => {
     expect(JSON.parse(response.body.toString()).detail.code).toBe(code);
   });
 
-  it("the faucet answers exactly 20 codes, each {\"code\",\"message\"} with its status", () => {
+  it("the documented faucet routes answer exactly 20 codes, the reset 3 more, each {\"code\",\"message\"} with its status", () => {
     expect([...FAUCET_CODES].sort()).toEqual(Object.keys(FAUCET_STATUSES).sort());
     expect(FAUCET_CODES).toHaveLength(20);
-    for (const [code, status] of Object.entries(FAUCET_STATUSES)) {
-      const body = JSON.parse(FAUCET_ERRORS.required(code).body.toString());
-      expect({ code, status: FAUCET_ERRORS.required(code).status, keys: Object.keys(body), body: body.code }).toEqual({
-        code, status, keys: ["code", "message"], body: code,
-      });
+    expect([...RESET_CODES].sort()).toEqual(Object.keys(RESET_STATUSES).sort());
+    expect([...FAUCET_ERRORS.codes].sort()).toEqual([...FAUCET_CODES].sort());
+    expect([...FAUCET_RESET_ERRORS.codes].sort()).toEqual([...FAUCET_CODES, ...RESET_CODES].sort());
+    const tables: Array<[typeof FAUCET_ERRORS, Record<string, number>]> = [
+      [FAUCET_ERRORS, FAUCET_STATUSES],
+      [FAUCET_RESET_ERRORS, { ...FAUCET_STATUSES, ...RESET_STATUSES }],
+    ];
+    for (const [table, statuses] of tables) {
+      for (const [code, status] of Object.entries(statuses)) {
+        const body = JSON.parse(table.required(code).body.toString());
+        expect({ code, status: table.required(code).status, keys: Object.keys(body), body: body.code }).toEqual({
+          code, status, keys: ["code", "message"], body: code,
+        });
+      }
     }
   });
 
@@ -142,7 +154,7 @@ describe("the route table", () => {
 
   it("the 2.0 listener serves the same routes minus the second-chain and faucet routes", () => {
     const on = (listener: string) => ratings.filter((r) => r.area.listener === listener).map((r) => `${r.method} ${r.path}`).sort();
-    const v1Only = ["GET /altchain/mcr/:altchain_addr", "GET /altchain/operator/:altchain_addr/machines", "POST /2fa/confirm", "POST /2fa/setup", "POST /faucet/fund"];
+    const v1Only = ["GET /altchain/mcr/:altchain_addr", "GET /altchain/operator/:altchain_addr/machines", "POST /2fa/confirm", "POST /2fa/reset", "POST /2fa/setup", "POST /faucet/fund"];
     expect(on("mcr2")).toEqual(on("http").filter((route) => !v1Only.includes(route)));
   });
 });

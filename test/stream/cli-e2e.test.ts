@@ -10,8 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
-import { bindMachine, createSeller, expectOk, api, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform, type StreamSeller } from "./helpers.js";
+import { bindMachine, createSeller, expectOk, api, PLATFORM_START_TIMEOUT_MS, prismaOf, signingKey, startMarketsPlatform, type MarketsPlatform, type StreamSeller } from "./helpers.js";
 import { P2pError, downloadChunks } from "../../subgraphs/markets/stream/p2p/index.js";
+import { signManifest } from "../../subgraphs/markets/stream/index.js";
 import { sameFiles, startServe, writeDataset, writeSellerFile, type ServeProcess } from "./cli-helpers.js";
 
 let p: MarketsPlatform;
@@ -109,9 +110,20 @@ describe("cli stream: refusals", () => {
     }
   }
 
+  /**
+   * Signs the manifest again, validly, with a fresh key that only the manifest itself names (its `signature` carries
+   * the key ID and public key): a buyer that trusted the manifest's own key would accept it.
+   */
+  const resignedBy = (keyId: () => string) => (m: any) => {
+    const { signature, ...unsigned } = m;
+    Object.assign(m, signManifest(unsigned, signingKey(signature.machineDid, keyId()).signer));
+  };
+
   const cases: Array<[string, (m: any) => void, RegExp]> = [
     ["signature", (m) => void (m.signature.value = `${m.signature.value[0] === "0" ? "1" : "0"}${m.signature.value.slice(1)}`), /SIGNATURE_INVALID at chunk 2/],
     ["ciphertext hash", (m) => void (m.encryptedDataHash = `sha256:${"0".repeat(64)}`), /CHUNK_ID_MISMATCH at chunk 2/],
+    ["signer (a valid signature by a key the machine never registered)", resignedBy(() => "unregistered-key-1"), /SIGNER_UNKNOWN at chunk 2: .*not registered/],
+    ["signer (the registered key ID with another public key)", resignedBy(() => seller.signer.keyId), /SIGNER_UNKNOWN at chunk 2: .*not registered/],
   ];
   it.each(cases)("a tampered %s: verify and buy refuse before any order or payment", async (_what, change, code) => {
     const listing = await prismaOf(p).streamListing.findUniqueOrThrow({ where: { id: listingId } });
@@ -129,6 +141,20 @@ describe("cli stream: refusals", () => {
       expect(await readdir(out).catch(() => [])).toEqual([]);
     });
     expect(await prismaOf(p).streamOrder.count()).toBe(ordersBefore);
+  });
+
+  it("a key the machine has revoked is no longer trusted: verify refuses the first chunk it signed", async () => {
+    const prisma = prismaOf(p);
+    const key = await prisma.streamSigningKey.findFirstOrThrow({ where: { machineId: seller.machineId, keyId: seller.signer.keyId } });
+    await prisma.streamSigningKey.update({ where: { id: key.id }, data: { status: "revoked", revokedAt: new Date() } });
+    try {
+      const verify = await cli(["verify", listingId]);
+      expect(verify.code).toBe(1);
+      expect(verify.stderr).toMatch(/refused before payment: SIGNER_UNKNOWN at chunk 0: .*revoked/);
+    } finally {
+      await prisma.streamSigningKey.update({ where: { id: key.id }, data: { status: "active", revokedAt: null } });
+    }
+    expect((await cli(["verify", listingId])).code).toBe(0);
   });
 
   it("tampered ciphertext in storage: the download is refused before decryption and no file is written", async () => {

@@ -1,14 +1,15 @@
 /**
  * The test vectors of docs/stream-formats.md: parsed out of the doc (their only copy), recomputed from their inputs,
  * and cross-checked with independent implementations (libsodium, node:crypto, @noble/ciphers' decryption) so the
- * vectors do not merely agree with themselves.
+ * vectors do not merely agree with themselves: the chunks, sealed with @noble/ciphers, are opened (and sealed again)
+ * with libsodium's XChaCha20-Poly1305.
  */
 import { xchacha20poly1305 } from "@noble/ciphers/chacha.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import sodium from "libsodium-wrappers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FORMATS_DOC, VECTOR_INPUTS, computeVectors, parseVectorSection, replaceVectorSection, vectorsSection } from "../../scripts/stream-vectors.js";
+import { FORMATS_DOC, VECTOR_INPUTS, computeVectors, openChunksWithLibsodium, parseVectorSection, replaceVectorSection, vectorsSection } from "../../scripts/stream-vectors.js";
 import { fromHex, openBuyerAccess, verifyChain, verifyEnvelope } from "../../subgraphs/markets/stream/index.js";
 
 const doc = readFileSync(FORMATS_DOC, "utf8");
@@ -33,6 +34,28 @@ describe("stream format test vectors", () => {
     expect(o.chunks.map((c) => hex(c.plaintextHex).length)).toEqual([16, 16, 6]);
     const trusted = [{ machineDid: published.inputs.machineDid, keyId: published.inputs.keyId, publicKeyHex: o.signingPublicKeyHex }];
     expect(verifyChain(o.chunks.map((c) => c.manifest), trusted)).toHaveLength(3);
+  });
+
+  it("chunks sealed by @noble/ciphers open with libsodium's XChaCha20-Poly1305 (empty AAD), which seals the same bytes", () => {
+    for (const c of o.chunks) {
+      const [key, nonce, ciphertext, plaintext] = [hex(c.keyHex), hex(c.manifest.encryption.nonce), hex(c.ciphertextHex), hex(c.plaintextHex)];
+      expect(ciphertext.length).toBe(plaintext.length + 16);
+      expect(sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, ciphertext, null, nonce, key)).toEqual(plaintext);
+      expect(sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, null, null, nonce, key)).toEqual(ciphertext);
+      // libsodium checks the tag too: one flipped ciphertext bit, or another key, is refused.
+      const flipped = ciphertext.slice();
+      flipped[0]! ^= 1;
+      expect(() => sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, flipped, null, nonce, key)).toThrow();
+      expect(() => sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, ciphertext, null, nonce, hex(o.chunks[(c.manifest.index + 1) % o.chunks.length]!.keyHex))).toThrow();
+    }
+  });
+
+  it("the generator refuses to publish a chunk libsodium does not open", async () => {
+    await expect(openChunksWithLibsodium(published)).resolves.toBeUndefined();
+    const altered = structuredClone(published);
+    const chunk = altered.outputs.chunks[1]!;
+    chunk.ciphertextHex = `${chunk.ciphertextHex.slice(0, -2)}${chunk.ciphertextHex.endsWith("00") ? "01" : "00"}`;
+    await expect(openChunksWithLibsodium(altered)).rejects.toThrow("chunk 1: libsodium's XChaCha20-Poly1305 does not open it");
   });
 
   it("agree with libsodium, node:crypto and a plain XChaCha20-Poly1305 decryption", () => {

@@ -83,7 +83,20 @@ describe("parseJsonStrict", () => {
     ["trailing garbage", '{"machineId":"1"} x'],
     ["an empty body", ""],
     ["a truncated body", '{"machineId":'],
+    // Text PostgreSQL cannot store, however spelled, in a value or a member name at any depth.
+    ["an escaped NUL in a value", '{"label":"a\\u0000b"}'],
+    ["an escaped NUL in a member name", '{"data":{"k\\u0000":1}}'],
+    ["an escaped NUL in a list", '{"a":[["\\u0000"]]}'],
+    ["a raw NUL", '{"label":"a\u0000b"}'],
+    ["an escaped lone high surrogate", '{"label":"\\ud800"}'],
+    ["an escaped lone low surrogate in a member name", '{"\\udc00":1}'],
+    ["a reversed surrogate pair", '{"label":"\\ude00\\ud83d"}'],
+    ["a raw lone surrogate in text input", '{"label":"\ud800"}'],
   ])("rejects %s", (_label, text) => {
     expect(() => parseJsonStrict(text)).toThrow(InvalidJsonError);
+  });
+
+  it("accepts a surrogate pair, escaped or raw, and other escaped control characters", () => {
+    expect(parseJsonStrict('{"a":"\\ud83d\\ude80","b":"\ud83d\ude80","c":"\\u0001\\u001f"}')).toEqual({ a: "\u{1f680}", b: "\u{1f680}", c: "\u0001\u001f" });
   });
 });

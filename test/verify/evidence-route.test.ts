@@ -5,7 +5,8 @@
  * "Not consumed" is proved twice: the challenge row is read back after every rejected request (through the platform's
  * own database handle, so on PGlite too) and is unchanged, and a client's view agrees: the valid file is then accepted.
  * "Final" likewise: the same bytes get the same error again and the valid file gets 409 NONCE_REPLAY.
- * Time is the platform's injected clock where expiry matters: no test waits for the wall clock.
+ * Time is the platform's injected clock where expiry matters: no test waits for the wall clock. A database outage
+ * has its own file (evidence-outage.test.ts).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Wallet } from "ethers";
@@ -14,7 +15,6 @@ import { buildEvidence } from "../../subgraphs/verify/evidence/kit.js";
 import type { ChipChallenge } from "../../subgraphs/verify/evidence/schema.js";
 import { SUBMIT_EVIDENCE, craftEvidence, deactivateMachine, evidenceFor, freshEvidence as freshEvidenceOn, graphqlCode, issueChallenge, NON_CANONICAL_FORMS, postChallenge, postEvidence, setController, startVerifyPlatform, stopChain, withMember, WRONG_MEMBERS, type VerifyPlatform } from "./helpers.js";
 import { manualClock } from "../support/clock.js";
-import { sql, usesPostgres } from "../support/db.js";
 import { eventually } from "../support/wait.js";
 import { rawRequest, BEARER, ONBOARDING_TOKEN, postHeaders, send } from "../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../support/platform.js";
@@ -411,38 +411,5 @@ describe("503s leave the challenge retryable with the same file", () => {
     await expectRetryable503(q, storeCase.evidence, storeCase.challenge.nonce, "VERIFY_STORE_UNAVAILABLE");
     await stopChain(q);
     await expectRetryable503(q, chainCase.evidence, chainCase.challenge.nonce, "CHAIN_UNAVAILABLE");
-  });
-});
-
-describe("503 VERIFY_STORE_UNAVAILABLE when the database itself is down (dedicated platform)", () => {
-  let q: VerifyPlatform;
-  beforeAll(async () => {
-    q = await startVerifyPlatform();
-  }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => q?.close());
-
-  it("both POST routes answer 503 VERIFY_STORE_UNAVAILABLE, with no Retry-After, while the store is gone", async () => {
-    const { evidence, challenge } = await freshEvidence(q);
-    if (usesPostgres) {
-      // PostgreSQL: the database refuses new connections and every open one is terminated.
-      const name = new URL(q.databaseUrl!).pathname.slice(1);
-      await sql(process.env.DATABASE_URL!, `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-      await sql(process.env.DATABASE_URL!, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
-    } else {
-      // PGlite lives in the platform's process: closing it is the outage.
-      await q.platform.database!.close();
-    }
-    expectVerifyError(await postChallenge(q, JSON.stringify({ machineId: challenge.machineId })), 503, "VERIFY_STORE_UNAVAILABLE");
-    const answer = await postEvidence(q, evidence);
-    expectVerifyError(answer, 503, "VERIFY_STORE_UNAVAILABLE");
-    expectNoEcho(answer, challenge.nonce);
-    expect((await graphqlCode(q, SUBMIT_EVIDENCE, { evidence }, BEARER)).code).toBe("VERIFY_STORE_UNAVAILABLE");
-    if (usesPostgres) {
-      const name = new URL(q.databaseUrl!).pathname.slice(1);
-      await sql(process.env.DATABASE_URL!, `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      // Back: the same file is accepted, so the outage consumed nothing.
-      await eventually(async () => ((await postEvidence(q, evidence)).status === 202 ? true : undefined));
-      expect(await challengeRow(q, challenge.nonce)).toMatchObject({ state: "consumed" });
-    }
   });
 });

@@ -2,10 +2,11 @@
  * Machine records of the markets API (document 3, "Machine identity and machines"; docs/markets-identity.md).
  *
  * - create: with verification `required` an identityProof is mandatory; with `off`, an identityRef that resolves
- *   on chain binds without one. One record per on-chain identity (MACHINE_IDENTITY_EXISTS).
- * - update: identityRef immutable once set; a new proof is verified and stored; without one the stored proof is
- *   re-verified at the chain head and the identity-verified flag follows; activating an unverified machine gives
- *   MACHINE_NOT_ACTIVATED.
+ *   on chain binds without one. One record per on-chain identity, whichever identityRef spelling names it
+ *   (MACHINE_IDENTITY_EXISTS); the record keeps the spelling it was given.
+ * - update: identityRef immutable once set (another spelling of the same machine is no change); a new proof is
+ *   verified and stored; without one the stored proof is re-verified at the chain head and the identity-verified
+ *   flag follows; activating an unverified machine gives MACHINE_NOT_ACTIVATED.
  * - read: re-verifies the stored proof against the identity's controllers at the pinned block (cached per block);
  *   MACHINE_NOT_ACTIVATED when it no longer resolves.
  * - list: records with a stored proof, not re-checked.
@@ -76,14 +77,14 @@ export class MarketMachineService {
     const fields = settableFields(input);
     if (fields.displayName === undefined) throw MarketsErrors.validation();
     const identityRef = input.identityRef ?? null;
-    const onChainMachineId = identityRef === null ? null : this.identity.onChainIdOf(identityRef);
     if (input.identityProof && identityRef === null) throw MarketsErrors.validation();
+    const onChainMachineId = identityRef === null ? null : await this.identity.onChainIdOf(identityRef);
     if (onChainMachineId !== null && (await this.machines.findByOnChainId(onChainMachineId))) throw MarketsErrors.identityExists();
 
     let verified: VerifiedProof | null = null;
     let identityVerified = false;
     if (input.identityProof) {
-      verified = await this.identity.verify(identityRef!, input.identityProof);
+      verified = await this.identity.verify(identityRef!, input.identityProof, onChainMachineId!);
       identityVerified = true;
     } else if (this.mode === "required") {
       throw MarketsErrors.identityProofRequired();
@@ -130,11 +131,13 @@ export class MarketMachineService {
   async update(id: string, input: UpdateMarketMachineInput, actor: AuditActor = PLATFORM): Promise<MarketMachine> {
     const current = await this.existing(id);
     const fields = settableFields(input);
-    if (input.identityRef != null && current.identityRef !== null && input.identityRef !== current.identityRef) {
+    // Another spelling of the bound identity changes nothing; the record keeps the spelling it was bound with.
+    const respelled = input.identityRef != null && current.identityRef !== null && input.identityRef !== current.identityRef;
+    if (respelled && !(await this.identity.names(input.identityRef!, current.onChainMachineId!))) {
       throw MarketsErrors.identityImmutable();
     }
     const identityRef = current.identityRef ?? input.identityRef ?? null;
-    const onChainMachineId = current.onChainMachineId ?? (identityRef === null ? null : this.identity.onChainIdOf(identityRef));
+    const onChainMachineId = current.onChainMachineId ?? (identityRef === null ? null : await this.identity.onChainIdOf(identityRef));
     const binding = current.identityRef === null && identityRef !== null;
     if (binding && (await this.machines.findByOnChainId(onChainMachineId!))) throw MarketsErrors.identityExists();
 
@@ -143,7 +146,7 @@ export class MarketMachineService {
     const stored = current.identityProof as unknown as MachineIdentityProof | null;
     if (input.identityProof) {
       if (identityRef === null) throw MarketsErrors.validation();
-      verified = await this.identity.verify(identityRef, input.identityProof);
+      verified = await this.identity.verify(identityRef, input.identityProof, onChainMachineId!);
       identityVerified = true;
     } else if (stored !== null) {
       identityVerified = await this.identity.stillControls(onChainMachineId!, stored.signerAddress, true);

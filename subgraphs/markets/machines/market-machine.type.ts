@@ -54,7 +54,10 @@ export class MarketMachine {
   @Field(() => String)
   ownerId!: string;
 
-  @Field(() => String, { nullable: true, description: "`did:<namespace>:<id>` or `<namespace>:machine:<id>`; immutable once set." })
+  @Field(() => String, {
+    nullable: true,
+    description: "As the caller spelled it: `did:<namespace>:<id>`, `<namespace>:machine:<id>` or `did:<namespace>:0x<address>`; immutable once set.",
+  })
   identityRef!: string | null;
 
   @Field(() => String, { nullable: true, description: "The decimal on-chain machine ID identityRef names." })

@@ -76,8 +76,9 @@ export class RatingsChain {
     return this.reader.getMachine(machineId);
   }
 
+  /** The machine ID the identity registry gives this address; 0 when none. */
   async identityMachineIdOf(address: string): Promise<bigint> {
-    return (await this.view("IdentityRegistry", "machineIdOf", [address]))[0] as bigint;
+    return (await this.reader.machineIdOfAddress(address)) ?? 0n;
   }
 
   async identityExists(machineId: bigint): Promise<boolean> {

@@ -1,6 +1,8 @@
 /**
- * The faucet and two-factor routes' 20 error codes (docs/faucet.md has when each is answered and its status; the
- * REST table is rest-shim/errors/faucet.ts). Messages are fixed and name no address or code.
+ * The faucet and two-factor error codes (docs/faucet.md has when each is answered and its status; the REST table is
+ * rest-shim/errors/faucet.ts). The three routes of document 2 answer the 20 codes of `FaucetErrors` (with the shim's
+ * INTERNAL_ERROR); the owner-signed reset, a route of ours, adds the three signature codes of `ResetErrors`, named and
+ * numbered as the signed monetization toggle's. Messages are fixed and name no address or code.
  */
 import { DomainError } from "../../shared/errors.js";
 
@@ -28,5 +30,15 @@ export const FaucetErrors = {
   serviceUnavailable: error("SERVICE_UNAVAILABLE", "The faucet is unavailable; retry."),
 } as const;
 
-/** Every code the routes can answer (INTERNAL_ERROR comes from the shim for anything unexpected). */
+/** POST /2fa/reset only: the owner's signature. */
+export const ResetErrors = {
+  invalidSignature: error("INVALID_SIGNATURE", "The signature is not 0x and 130 hex characters, or does not recover to an address."),
+  unauthorizedSigner: error("UNAUTHORIZED_SIGNER", "The signature is not the owner address's."),
+  staleSignature: error("STALE_SIGNATURE", "issuedAt is outside the freshness window, or not later than the last reset."),
+} as const;
+
+/** Every code the three documented routes can answer (INTERNAL_ERROR comes from the shim for anything unexpected). */
 export const FAUCET_CODES = [...Object.values(FaucetErrors).map((make) => make().code), "INTERNAL_ERROR"] as const;
+
+/** The codes only POST /2fa/reset adds. */
+export const RESET_CODES = Object.values(ResetErrors).map((make) => make().code);

@@ -2,8 +2,9 @@
  * Funding requests (model FaucetRequest), keyed by their idempotency key.
  *
  * The claim is one transaction: an advisory lock serialises claims across replicas; then the requestId (taken:
- * duplicate), the 2FA code's time step (consumed, two-factor.repository.ts), the per-IP, per-owner and per-wallet
- * counts, and the request row (its primary key makes a requestId single-use). Any refusal rolls all of it back.
+ * duplicate), the 2FA code's time step (consumed, two-factor.repository.ts), the per-IP (per client bucket: an IPv4
+ * address or an IPv6 /64), per-owner and per-wallet counts, and the request row (its primary key makes a requestId
+ * single-use). Any refusal rolls all of it back.
  */
 import { isUniqueViolation, toStoreError, type Database } from "../../shared/db/index.js";
 import type { TwoFactorRepository } from "./two-factor.repository.js";
@@ -26,6 +27,7 @@ export interface NewRequest {
   ownerAddress: string;
   targetWallet: string;
   chainId: string;
+  /** The client bucket: an IPv4 address or an IPv6 /64. */
   clientIp: string;
   status: "pending" | "skipped";
 }
@@ -58,7 +60,8 @@ export class FaucetRepository {
     }
   }
 
-  async claim(request: NewRequest, step: number, caps: Caps, now: Date): Promise<ClaimOutcome> {
+  /** `code`: the owner's verified code, its client bucket and time step (consumed here, once). */
+  async claim(request: NewRequest, code: { bucket: string; step: number }, caps: Caps, now: Date): Promise<ClaimOutcome> {
     const hourAgo = new Date(now.getTime() - 3_600_000);
     const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
     try {
@@ -68,7 +71,7 @@ export class FaucetRepository {
           return "duplicate";
         }
         // The code first (authentication before limits); a refusal below rolls its consumption back.
-        if (!(await this.twoFactor.acceptStep(tx, request.ownerAddress, step, "active", now))) throw new StepUsed();
+        if (!(await this.twoFactor.acceptStep(tx, request.ownerAddress, code.bucket, code.step, "active", now))) throw new StepUsed();
         const [counts] = await tx.$queryRaw<Array<{ ip: bigint; owner: bigint; wallet: bigint }>>`
           SELECT
             (SELECT count(*) FROM faucet_request WHERE client_ip = ${request.clientIp} AND created_at > ${hourAgo}) AS ip,

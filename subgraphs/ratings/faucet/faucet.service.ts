@@ -1,9 +1,10 @@
 /**
  * POST /faucet/fund (docs/faucet.md): fund a wallet with gas from the faucet account, behind the owner's TOTP code.
  *
- *   payload checks -> idempotency (requestId) -> faucet configured -> 2FA (configured, active, not locked, code good)
- *   -> wallet already holds FAUCET_MIN_BALANCE_WEI: `skipped` -> per-IP / per-owner / per-wallet limits and the
- *   claim (one transaction) -> faucet balance -> transfer -> `success` with the transaction hash.
+ *   payload checks -> idempotency (requestId) -> faucet configured -> 2FA (configured, owner and client bucket not
+ *   locked, active, code good) -> wallet already holds FAUCET_MIN_BALANCE_WEI: `skipped` -> per-IP (per client
+ *   bucket) / per-owner / per-wallet limits and the claim (one transaction) -> faucet balance -> transfer ->
+ *   `success` with the transaction hash.
  *
  * A retry with the same requestId and the same owner, wallet and chain answers the first outcome again (no second
  * transfer, no code needed); with other parameters REQUEST_ALREADY_PROCESSED; while the first is in flight
@@ -39,15 +40,16 @@ export class FaucetService {
       const previous = await this.repository.find(request.requestId);
       if (previous) return this.replay(previous, request);
       if (!this.wallet) throw FaucetErrors.serviceUnavailable();
-      const code = await this.twoFactor.verify(request.ownerAddress, input.twoFactorCode);
+      const code = await this.twoFactor.verify(request.ownerAddress, input.twoFactorCode, clientIp);
       const skipped = (await this.wallet.balanceOf(request.targetWallet)) >= this.config.minBalanceWei;
       const claim = await this.repository.claim(
-        { ...request, clientIp, status: skipped ? "skipped" : "pending" },
-        code.step,
+        // The per-IP count is kept per client bucket (an IPv4 address or an IPv6 /64), like every per-IP limit.
+        { ...request, clientIp: code.bucket, status: skipped ? "skipped" : "pending" },
+        code,
         this.config,
         new Date(this.clock.now()),
       );
-      if (claim === "step_used") return this.twoFactor.rejectCode(code.owner);
+      if (claim === "step_used") return this.twoFactor.rejectCode(code);
       if (claim !== "claimed") throw claimRefusal(claim);
       if (skipped) return { status: FundingStatus.SKIPPED, requestId: request.requestId, txHash: null, fundedAmount: null };
       return this.transfer(this.wallet, request.requestId, request.targetWallet);

@@ -5,12 +5,11 @@
  * (address forms get 400 "Invalid machine DID format"). Operators are accounts on both: an address DID. Monetization
  * keys are a DID of the deployment's form or a canonical decimal machine ID; a raw address is 400 INVALID_REQUEST.
  */
-import { getAddress } from "ethers";
+import { addressOf } from "../../shared/address-did.js";
 import { RatingsErrors } from "../errors.js";
 
 export type Deployment = "v1" | "v2";
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** Canonical decimal below 2^256: no sign, no leading zeros (0 itself is canonical). */
 const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
 const UINT256_LIMIT = 1n << 256n;
@@ -31,8 +30,9 @@ export function canonicalDecimal(text: string): bigint | null {
 export function parseAddressDid(text: string, didMethod: string): string {
   const bare = stripDidPrefix(text, didMethod);
   if (bare === "") throw RatingsErrors.emptyDid();
-  if (!ADDRESS.test(bare)) throw RatingsErrors.invalidAddress();
-  return getAddress(bare.toLowerCase());
+  const address = addressOf(bare);
+  if (address === null) throw RatingsErrors.invalidAddress();
+  return address;
 }
 
 /** A 2.0 machine DID `did:<method>:<decimal>`. */
@@ -58,8 +58,9 @@ export function parseMonetizationKey(text: string, deployment: Deployment, didMe
     if (id === null) throw RatingsErrors.invalidRequest();
     return { kind: "machineId", machineId: id };
   }
-  if (!ADDRESS.test(bare)) throw RatingsErrors.invalidRequest();
-  return { kind: "address", address: getAddress(bare.toLowerCase()) };
+  const address = addressOf(bare);
+  if (address === null) throw RatingsErrors.invalidRequest();
+  return { kind: "address", address };
 }
 
 export const addressDid = (address: string, didMethod: string) => `did:${didMethod}:${address}`;

@@ -10,7 +10,7 @@ import type { ContractName, PlatformConfig } from "../config.js";
 import { ensureDeployment } from "./deploy.js";
 import type { DemoFixture } from "./demo-fixture.js";
 import { seedDemo } from "./demo.js";
-import { DEV_DEPLOYER_KEY } from "./dev-keys.js";
+import { ANVIL_DEFAULT_KEYS, DEV_DEPLOYER_KEY } from "./dev-keys.js";
 import { startDevChain } from "./devchain.js";
 import { ensureEscrowOperator } from "./payments-setup.js";
 import { createProvider } from "./rpc.js";
@@ -42,6 +42,12 @@ export async function openPlatformChain(
     const deployerKey = chain.operatorKey ?? DEV_DEPLOYER_KEY;
     if (chain.operatorKey) {
       await provider.send("anvil_setBalance", [new Wallet(chain.operatorKey).address, toBeHex(parseEther("1000"))]);
+    }
+    // A configured faucet key (FAUCET_PRIVATE_KEY; its default, anvil's account 9, is refused off loopback) is funded
+    // the same way, so that the faucet works on the embedded chain with a key of the operator's own.
+    const faucetKey = config.ratings.faucet.privateKey;
+    if (faucetKey && !ANVIL_DEFAULT_KEYS.includes(faucetKey.toLowerCase())) {
+      await provider.send("anvil_setBalance", [new Wallet(faucetKey).address, toBeHex(parseEther("1000"))]);
     }
     const contracts = await ensureDeployment({
       provider,

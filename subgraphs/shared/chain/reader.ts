@@ -145,6 +145,10 @@ export class ChainReader implements ChainReads {
     return this.cachedView("MachineRegistry", "getMachine", [machineId], "machine", ([view]) => toMachine(machineId, view));
   }
 
+  async machineIdOfAddress(address: string): Promise<bigint | null> {
+    return this.cachedView("IdentityRegistry", "machineIdOf", [address], "machineIdOf", ([id]) => (id === 0n ? null : (id as bigint)));
+  }
+
   async chipStatus(machineId: bigint): Promise<AttestationStatus> {
     return this.cachedView("AttestationRegistry", "chipStatus", [machineId], "status", ([code]) => toStatus(code));
   }

@@ -62,6 +62,11 @@ export interface ChainReads {
   chainId(): Promise<string>;
   /** The machine, or null when the machine registry has no such ID. */
   getMachine(machineId: bigint): Promise<MachineOnChain | null>;
+  /**
+   * The machine ID the identity registry maps this address to (its `did:<method>:0x…` identity), or null when the
+   * address is no registered machine's.
+   */
+  machineIdOfAddress(address: string): Promise<bigint | null>;
   chipStatus(machineId: bigint): Promise<AttestationStatus>;
   kybStatus(operator: string): Promise<AttestationStatus>;
   /** The chip attestation with this UID, or null when the UID names none (or names a KYB attestation). */

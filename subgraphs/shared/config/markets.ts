@@ -2,7 +2,7 @@
  * Settings of the markets subgraph and its REST routes (document 3). Every setting is documented in the README's
  * configuration table.
  */
-import { ConfigError, int, type Env } from "./env.js";
+import { ConfigError, int, list, type Env } from "./env.js";
 
 export type IdentityVerificationMode = "required" | "off";
 
@@ -21,7 +21,8 @@ export interface MarketsConfig {
   identityCleanupGraceSeconds: number;
   /**
    * 32-byte AES-256-GCM key (64 hex characters) for runtime-endpoint auth tokens at rest (MARKETS_SECRETS_KEY); dev
-   * default fixed and documented. Unset in production: storing an authToken answers SERVICE_UNAVAILABLE.
+   * default fixed and documented, so refused on a non-loopback HOST (gateway/network-guard.ts). Unset in production:
+   * storing an authToken answers SERVICE_UNAVAILABLE.
    */
   secretsKey?: Buffer;
   /** Largest leaseSeconds a heartbeat may ask for. */
@@ -30,7 +31,8 @@ export interface MarketsConfig {
   maxHeartbeatEndpoints: number;
   /**
    * AGENT_PAIRING_VERIFICATION (the pairing switch, like the identity one): `required` (production default) makes
-   * pairing create and session rotation carry an agentProof signed by agentAddress; `off` pairs without one.
+   * pairing create and session rotation carry an agentProof signed by agentAddress; `off` pairs without one
+   * (development only: refused on a non-loopback HOST).
    */
   pairingVerification: IdentityVerificationMode;
   /** Lifetime of a pairing challenge (AGENT_PAIRING_CHALLENGE_TTL_SECONDS, 1..600 s, default 300). */
@@ -47,6 +49,12 @@ export interface MarketsConfig {
   machineSessionTtlSeconds: number;
   /** Lifetime of a stream chunk delivery token (STREAM_DELIVERY_TOKEN_TTL_SECONDS, 30..86400 s, default 900). */
   deliveryTokenTtlSeconds: number;
+  /**
+   * MARKETS_API_KEYS: comma-separated platform keys, each at least 16 characters (several at once for rotation).
+   * When set, every request on the markets listener needs one in `x-api-key` (public notes 2.1; 401 AUTH_REQUIRED
+   * otherwise). Empty (default): no platform key, as the hosted API without its API-auth switch.
+   */
+  apiKeys: string[];
 }
 
 /** Dev-only secrets key: documented, so never a secret. */
@@ -77,9 +85,12 @@ export function loadMarketsConfig(env: Env): MarketsConfig {
   if (secrets.some((s) => s.length < 32)) throw new ConfigError("MARKETS_PAIRING_JWT_SECRETS: each secret needs at least 32 characters");
   const sessionTtl = int(env, "MACHINE_SESSION_TTL_SECONDS", 3600);
   if (sessionTtl < 60 || sessionTtl > 86_400) throw new ConfigError("MACHINE_SESSION_TTL_SECONDS must be 60..86400");
+  const apiKeys = list(env.MARKETS_API_KEYS);
+  if (apiKeys.some((key) => key.length < 16)) throw new ConfigError("MARKETS_API_KEYS: each key needs at least 16 characters");
   const deliveryTtl = int(env, "STREAM_DELIVERY_TOKEN_TTL_SECONDS", 900);
   if (deliveryTtl < 30 || deliveryTtl > 86_400) throw new ConfigError("STREAM_DELIVERY_TOKEN_TTL_SECONDS must be 30..86400");
   return {
+    apiKeys,
     deliveryTokenTtlSeconds: deliveryTtl,
     machineSessionTtlSeconds: sessionTtl,
     pairingVerification: pairing,

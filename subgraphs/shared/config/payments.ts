@@ -35,7 +35,8 @@ export interface PaymentsConfig {
   receiptTimeoutMs: number;
   /**
    * PAYMENT_PAYEE_ADDRESS: the address the chain rails pay (wallet transfers, escrow payee, x402 payTo). Dev default:
-   * the demo payee (demo.json `payments.payee`). Unset in production: those rails answer PAYMENT_RAIL_UNAVAILABLE.
+   * the demo payee (demo.json `payments.payee`), whose key derives from a public label: refused on a non-loopback
+   * HOST. Unset in production: those rails answer PAYMENT_RAIL_UNAVAILABLE.
    */
   payeeAddress?: string;
   /** X402_NETWORK: the x402 v1 network name of the platform's chain (default `peaq` for chain 3338, else `eip155:<id>`). */
@@ -44,7 +45,8 @@ export interface PaymentsConfig {
   x402MaxTimeoutSeconds: number;
   /**
    * STREAM_PAYMENT_PROOF_REQUIRED (`true` | `false`, default false): whether paying a stream order needs an on-chain
-   * proof `{ chainId, txHash }`. Off by default, as settlement is self-reported in the beta (public notes 3).
+   * proof `{ chainId, txHash }`. Off by default, as settlement is self-reported in the beta (public notes 3); that
+   * trusts the buyer, so `false` is refused on a non-loopback HOST (gateway/network-guard.ts).
    */
   streamProofRequired: boolean;
 }

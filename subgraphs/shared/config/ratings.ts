@@ -58,8 +58,10 @@ export interface FaucetConfig {
   minBalanceWei: bigint;
   /** An enrolment not confirmed within this time expires (the QR code's lifetime). */
   setupTtlSeconds: number;
-  /** Consecutive bad codes before the owner is locked out. */
+  /** Consecutive bad codes from one client bucket (IPv4 address, IPv6 /64) before that bucket is locked out. */
   maxAttempts: number;
+  /** Bad codes from all clients, since the last good code, before the owner is locked out everywhere. */
+  maxAttemptsPerOwner: number;
   lockoutSeconds: number;
   /** Fund requests per client IP per rolling hour. */
   perIpPerHour: number;
@@ -81,7 +83,10 @@ export interface RatingsConfig {
 
 /** The binding registry program of the public notes (second-chain mainnet). */
 export const DEFAULT_BINDING_PROGRAM = "GrsCoPkeLUAoXjuwPfCcuch77Chco1Gx95zCCQNYGqG6";
-/** anvil's default account 9 (mnemonic "test test ... junk"): funded at genesis, used by nothing else. */
+/**
+ * anvil's default account 9 (mnemonic "test test ... junk"): funded at genesis, used by nothing else. Public, so
+ * refused on a non-loopback HOST (gateway/network-guard.ts).
+ */
 export const DEV_FAUCET_KEY = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
 /** Dev-only TOTP encryption key: documented, so never a secret. */
 export const DEV_TOTP_KEY = "d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0d3f0";
@@ -116,6 +121,7 @@ export function loadRatingsConfig(env: Env): RatingsConfig {
   // Dev mode = embedded chain, as in config.ts: only there do the documented dev keys apply.
   const devMode = !env.CHAIN_RPC_URL;
   const namespace = env.SERVICE_NAMESPACE || "service";
+  const maxAttempts = Math.max(1, int(env, "FAUCET_2FA_MAX_ATTEMPTS", 5));
   return {
     mcrCacheTtlSeconds: nonNegative(env, "MCR_CACHE_TTL", 3600),
     fx: { source: fxSource(env.MCR_FX_SOURCE), maxAgeSeconds: nonNegative(env, "MCR_FX_MAX_AGE_SECONDS", 172_800) },
@@ -144,7 +150,9 @@ export function loadRatingsConfig(env: Env): RatingsConfig {
       fundAmountWei: wei(env, "FAUCET_FUND_AMOUNT_WEI", 100_000_000_000_000_000n),
       minBalanceWei: wei(env, "FAUCET_MIN_BALANCE_WEI", 50_000_000_000_000_000n),
       setupTtlSeconds: Math.max(1, int(env, "FAUCET_2FA_SETUP_TTL_SECONDS", 120)),
-      maxAttempts: Math.max(1, int(env, "FAUCET_2FA_MAX_ATTEMPTS", 5)),
+      maxAttempts,
+      // Never below the per-client limit: one client alone cannot lock the owner everywhere.
+      maxAttemptsPerOwner: Math.max(maxAttempts, int(env, "FAUCET_2FA_MAX_ATTEMPTS_PER_OWNER", 50)),
       lockoutSeconds: nonNegative(env, "FAUCET_2FA_LOCKOUT_SECONDS", 900),
       perIpPerHour: nonNegative(env, "FAUCET_FUND_PER_IP_PER_HOUR", 10),
       perOwnerPerDay: nonNegative(env, "FAUCET_FUND_PER_OWNER_PER_DAY", 5),

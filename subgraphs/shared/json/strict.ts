@@ -3,10 +3,12 @@
  *
  * `JSON.parse` is not strict enough: it silently keeps the last of two duplicate keys, so `{"a":"x","a":"y"}` and
  * `{"a":"y"}` would look alike to every later check. This module parses RFC 8259 JSON itself, rejects duplicate
- * member names at any depth (compared after unescaping, so `"a"` and `"\u0061"` collide), and for evidence files
- * additionally demands that the bytes equal their RFC 8785 (JCS) canonical form.
+ * member names at any depth (compared after unescaping, so `"a"` and `"\u0061"` collide), refuses strings and member
+ * names PostgreSQL cannot store (U+0000, a lone surrogate: storable-text.ts) however they are spelled, and for
+ * evidence files additionally demands that the bytes equal their RFC 8785 (JCS) canonical form.
  */
 import canonicalize from "canonicalize";
+import { isStorableText } from "./storable-text.js";
 
 export class InvalidJsonError extends Error {
   constructor(reason: string) {
@@ -41,9 +43,9 @@ export function parseCanonicalJson(input: Uint8Array | string): unknown {
 }
 
 /**
- * Parse RFC 8259 JSON text (whitespace allowed) and reject duplicate member names at any depth, a leading BOM and
- * nesting deeper than 32 levels. For request bodies that need not be canonical, such as the challenge route's.
- * Throws `InvalidJsonError`.
+ * Parse RFC 8259 JSON text (whitespace allowed) and reject duplicate member names at any depth, a leading BOM,
+ * nesting deeper than 32 levels, and strings or member names holding U+0000 or a lone surrogate. For request bodies
+ * that need not be canonical, such as the challenge route's. Throws `InvalidJsonError`.
  */
 export function parseJsonStrict(text: string): unknown {
   if (text.charCodeAt(0) === 0xfeff) throw new InvalidJsonError("byte order mark");
@@ -158,6 +160,8 @@ class StrictJsonParser {
       const code = this.text.charCodeAt(this.pos);
       if (code === 0x22) {
         out += this.text.slice(runStart, this.pos);
+        // Checked on the unescaped value: `\u0000` and `\ud800` are refused like the raw characters would be.
+        if (!isStorableText(out)) this.fail("not storable text (U+0000 or a lone surrogate)");
         this.pos++;
         return out;
       }

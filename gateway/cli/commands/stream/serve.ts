@@ -137,6 +137,11 @@ export async function serveCommand(args: string[]): Promise<void> {
         authorize: authorizer(api, seller),
         onAck: (ack) => printResult({ step: "delivered", purchaseId: ack.purchaseId, deliverySessionId: ack.deliverySessionId, buyerId: ack.buyerId }),
         log: (line, fields) => progress(`${line} ${JSON.stringify(fields ?? {})}`),
+        limits: loadConfig().streamP2p,
+        // Refusals and cut connections (cap, request size or deadline, a buyer that stopped reading), for the operator.
+        onClosed: (report) => {
+          if (report.outcome !== "delivered" && report.outcome !== "closed") progress(`serve: p2p connection ${report.outcome} ${JSON.stringify(report)}`);
+        },
       },
       { host: o["p2p-host"] ?? "127.0.0.1", port: Number(o["p2p-port"] ?? 0) },
     );

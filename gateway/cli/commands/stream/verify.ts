@@ -1,9 +1,10 @@
 /**
  * `cli stream verify <listingId>` (buyer, before paying): the listing's manifests and the machine's registered
  * signing keys (GET /stream/listings/:listingId/chunks) are checked with the formats library's verifyChain: each
- * manifest's shape, chunkId, signer (a key registered for the machine, the machine's own DID) and Ed25519 signature,
- * and the chain of chunkIds; the manifests must be exactly the listing's chunks, in its order. A refusal names the
- * check's code and the chunk (exit 1); nothing is ordered or paid.
+ * manifest's shape, chunkId, signer (an active key registered for the machine, the machine's own DID) and Ed25519
+ * signature, and the chain of chunkIds; the manifests must be exactly the listing's chunks, in its order. The key a
+ * manifest names in its own signature is never trusted by itself. A refusal names the check's code and the chunk
+ * (exit 1); nothing is ordered or paid.
  */
 import { StreamFormatError, verifyChain, type ChunkManifest, type TrustedSigningKey } from "../../../../subgraphs/markets/stream/index.js";
 import { CliError, UsageError, parseOptions, printResult } from "../../command.js";
@@ -21,7 +22,7 @@ export interface VerifiedListing {
 const REFUSALS: Record<string, string> = {
   MANIFEST_MALFORMED: "a manifest is not a peaq.stream.chunks.v1 manifest",
   CHUNK_ID_MISMATCH: "a chunkId does not match its manifest (hash altered)",
-  SIGNER_UNKNOWN: "a manifest is signed by a key the machine has not registered",
+  SIGNER_UNKNOWN: "a manifest is signed by a key the machine has not registered (or has revoked)",
   SIGNATURE_INVALID: "a manifest's signature does not verify (manifest altered)",
   CHAIN_BROKEN: "the chunks do not form one unbroken chain",
 };
@@ -40,10 +41,16 @@ export async function verifyListing(api: StreamApi, listingId: string): Promise<
     raw.push(...(body.manifests ?? (body.items ?? body.chunks ?? []).map((c: any) => c?.manifest ?? c)));
     cursor = body.nextCursor ?? answer?.nextCursor ?? null;
   } while (cursor);
-  const machineDid: string | undefined = body.machineDid ?? listing.identityRef ?? undefined;
+  const machineDid: unknown = body.machineDid ?? listing.identityRef;
+  if (typeof machineDid !== "string" || machineDid === "") {
+    throw new CliError(`listing ${listingId} refused before payment: SIGNER_UNKNOWN: the listing names no machine identity to check its signers against`);
+  }
+  // The trust root is the route's list of the machine's registered keys, and only its active ones, each for the
+  // listing's machine identity. A manifest's own `signature` names a key ID and public key too: never trusted, only
+  // checked against this list (verifyManifest), so a validly signed manifest under any other key is SIGNER_UNKNOWN.
   const trusted: TrustedSigningKey[] = (body.signingKeys ?? [])
-    .filter((k: any) => k.status !== "revoked")
-    .map((k: any) => ({ machineDid: k.machineDid ?? machineDid, keyId: k.keyId, publicKeyHex: k.publicKeyHex }));
+    .filter((k: any) => k?.status === "active")
+    .map((k: any) => ({ machineDid, keyId: k.keyId, publicKeyHex: k.publicKeyHex }));
   let manifests: ChunkManifest[];
   try {
     manifests = verifyChain(raw, trusted);
@@ -56,9 +63,6 @@ export async function verifyListing(api: StreamApi, listingId: string): Promise<
   const listed: string[] = listing.chunkIds ?? ids;
   if (ids.length !== listed.length || ids.some((id, i) => id !== listed[i])) {
     throw new CliError(`listing ${listingId} refused before payment: LISTING_CHUNKS_MISMATCH: the manifests are not the listing's chunks`);
-  }
-  if (machineDid && manifests.some((m) => m.signature.machineDid !== machineDid)) {
-    throw new CliError(`listing ${listingId} refused before payment: SIGNER_UNKNOWN: a manifest is signed for another machine`);
   }
   return { listing: { ...listing, chunkIds: listed }, manifests, trusted };
 }

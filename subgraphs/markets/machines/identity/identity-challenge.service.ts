@@ -1,10 +1,11 @@
 /**
  * Machine identity challenges and proofs (document 3, Authentication 1; docs/markets-identity.md).
  *
- * A challenge binds the service, the identityRef, the identity's controllers read from the chain at the node's
- * head, a challenge ID, a nonce and its issue and expiry times. A proof `{challengeId, signature}` is good once,
- * before expiry, for that identityRef, when the EIP-191 signer of the challenge's message is a controller of the
- * identity NOW (read again at the head): a controller change between challenge and proof makes it invalid.
+ * A challenge binds the service, the identityRef (as the caller spelled it) and the machine ID it names, the
+ * identity's controllers read from the chain at the node's head, a challenge ID, a nonce and its issue and expiry
+ * times. A proof `{challengeId, signature}` is good once, before expiry, for that machine (any spelling of its
+ * identityRef), when the EIP-191 signer of the challenge's message is a controller of the identity NOW (read again at
+ * the head): a controller change between challenge and proof makes it invalid.
  */
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../../shared/clock.js";
@@ -31,15 +32,29 @@ export class IdentityChallengeService {
     private readonly clock: Clock,
   ) {}
 
-  /** The decimal on-chain ID of an identityRef; VALIDATION_ERROR for anything else. */
-  onChainIdOf(identityRef: string): string {
-    const id = parseIdentityRef(identityRef, this.namespace);
-    if (id === null) throw MarketsErrors.validation();
+  /**
+   * The decimal on-chain ID an identityRef names, an address read at the chain head: VALIDATION_ERROR for text that
+   * is none of the forms, NOT_FOUND for an address that is no machine's.
+   */
+  async onChainIdOf(identityRef: string): Promise<string> {
+    const target = parseIdentityRef(identityRef, this.namespace);
+    if (target === null) throw MarketsErrors.validation();
+    if (target.kind === "machineId") return target.machineId;
+    const id = await this.resolver.machineIdOfAddress(target.address);
+    if (id === null) throw MarketsErrors.notFound();
     return id;
   }
 
+  /** Does `identityRef` (any form) name the on-chain machine `onChainMachineId`? VALIDATION_ERROR for no form. */
+  async names(identityRef: string, onChainMachineId: string): Promise<boolean> {
+    const target = parseIdentityRef(identityRef, this.namespace);
+    if (target === null) throw MarketsErrors.validation();
+    if (target.kind === "machineId") return target.machineId === onChainMachineId;
+    return (await this.resolver.machineIdOfAddress(target.address)) === onChainMachineId;
+  }
+
   async create(identityRef: string): Promise<MachineIdentityChallenge> {
-    const onChainMachineId = this.onChainIdOf(identityRef);
+    const onChainMachineId = await this.onChainIdOf(identityRef);
     const resolution = await this.resolver.atHead(onChainMachineId);
     if (!resolution.resolves) throw MarketsErrors.notFound();
     const issuedAt = new Date(this.clock.now());
@@ -72,13 +87,17 @@ export class IdentityChallengeService {
   }
 
   /**
-   * Checks a proof for `identityRef` (outside any transaction: it reads the chain). Order: unknown, used or foreign
-   * challenge -> INVALID; past expiresAt -> EXPIRED; bad signature or signer not a current controller -> INVALID.
+   * Checks a proof for the machine `identityRef` names (outside any transaction: it reads the chain); a caller that
+   * already resolved it passes `onChainMachineId`. Order: unknown or used challenge, or one issued for another
+   * machine -> INVALID; past expiresAt -> EXPIRED; bad signature or signer not a current controller -> INVALID. A
+   * challenge issued for any spelling of the machine's identityRef proves it (they are one identity); the stored
+   * proof names the identityRef the controller signed.
    */
-  async verify(identityRef: string, input: IdentityProofInput): Promise<VerifiedProof> {
+  async verify(identityRef: string, input: IdentityProofInput, onChainMachineId?: string): Promise<VerifiedProof> {
     if (!CHALLENGE_ID.test(input.challengeId)) throw MarketsErrors.identityProofInvalid();
+    onChainMachineId ??= await this.onChainIdOf(identityRef);
     const challenge = await this.store.read((prisma) => prisma.marketIdentityChallenge.findUnique({ where: { id: input.challengeId } }));
-    if (!challenge || challenge.consumedAt !== null || challenge.identityRef !== identityRef) throw MarketsErrors.identityProofInvalid();
+    if (!challenge || challenge.consumedAt !== null || challenge.onChainMachineId !== onChainMachineId) throw MarketsErrors.identityProofInvalid();
     const now = new Date(this.clock.now());
     if (now.getTime() >= challenge.expiresAt.getTime()) throw MarketsErrors.identityProofExpired();
     const signer = recoverSigner(challenge.message, input.signature);
@@ -88,7 +107,7 @@ export class IdentityChallengeService {
     return {
       proof: {
         method: "eip191",
-        identityRef,
+        identityRef: challenge.identityRef,
         signerAddress: signer,
         challengeId: challenge.id,
         verifiedAt: now.toISOString(),

@@ -2,14 +2,17 @@
  * Machine identities of the markets API: which on-chain machine an `identityRef` names, who controls it now, the
  * challenge message a controller signs, and EIP-191 recovery of that signature (docs/markets-identity.md).
  *
- * identityRef forms: `did:<namespace>:<decimal machine ID>` or `<namespace>:machine:<decimal machine ID>`. The
- * controller set of an identity is the machine's effective DID controller on the primary chain (the registry's
- * controller, else the NFT owner); a deactivated or unknown machine has none, so it does not resolve.
+ * identityRef forms: `did:<namespace>:<decimal machine ID>`, `<namespace>:machine:<decimal machine ID>`, or the
+ * machine's own address `did:<namespace>:0x<40 hex>` (any case), which names the machine the identity registry maps
+ * that address to. Every form of one machine is one identity: its decimal machine ID. The controller set of an
+ * identity is the machine's effective DID controller on the primary chain (the registry's controller, else the NFT
+ * owner); a deactivated or unknown machine has none, so it does not resolve.
  */
 import type { IdentityVerdicts } from "../../common/machine.guard.js";
 import { getAddress, Signature, verifyMessage } from "ethers";
 import type { ChainReads } from "../../../shared/chain/types.js";
 import { ChainUnavailableError } from "../../../shared/errors.js";
+import { addressOfDid } from "../../../shared/address-did.js";
 import { MarketsErrors } from "../../common/errors.js";
 
 const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
@@ -17,14 +20,19 @@ const UINT256_LIMIT = 1n << 256n;
 /** secp256k1 group order / 2: signatures with a larger `s` are malleated twins and are refused. */
 const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
-/** The decimal on-chain machine ID an identityRef names, or null when it is not one of the two forms. */
-export function parseIdentityRef(identityRef: string, namespace: string): string | null {
+/** What an identityRef names: a decimal on-chain machine ID, or a machine's own address (EIP-55), read on chain. */
+export type IdentityRefTarget = { kind: "machineId"; machineId: string } | { kind: "address"; address: string };
+
+/** What an identityRef names, or null when it is none of the three forms. */
+export function parseIdentityRef(identityRef: string, namespace: string): IdentityRefTarget | null {
   if (identityRef.length > 200) return null;
+  const address = addressOfDid(identityRef, namespace);
+  if (address !== null) return { kind: "address", address };
   for (const prefix of [`did:${namespace}:`, `${namespace}:machine:`]) {
     if (!identityRef.startsWith(prefix)) continue;
     const id = identityRef.slice(prefix.length);
     if (!DECIMAL.test(id) || BigInt(id) >= UINT256_LIMIT || id === "0") return null;
-    return id;
+    return { kind: "machineId", machineId: id };
   }
   return null;
 }
@@ -84,6 +92,25 @@ export class IdentityResolver implements IdentityVerdicts {
       throw error;
     }
     return this.resolve(onChainMachineId);
+  }
+
+  /**
+   * The decimal machine ID an address names at the node's current head: the identity registry's entry for it, unless
+   * the machine registry records another address for that ID (then the address is not that machine's). Null when it
+   * names no machine. Throws SERVICE_IDENTITY_UNAVAILABLE when the chain cannot say.
+   */
+  async machineIdOfAddress(address: string): Promise<string | null> {
+    try {
+      await this.chain.syncHead();
+      const machineId = await this.chain.machineIdOfAddress(address);
+      if (machineId === null) return null;
+      const machine = await this.chain.getMachine(machineId);
+      if (machine && machine.machineAddress.toLowerCase() !== address.toLowerCase()) return null;
+      return machineId.toString();
+    } catch (error) {
+      if (error instanceof ChainUnavailableError) throw MarketsErrors.identityUnavailable();
+      throw error;
+    }
   }
 
   private async resolve(onChainMachineId: string): Promise<Resolution> {

@@ -12,7 +12,8 @@ import type { ChunkManifest } from "../manifest.js";
 import { ChunkFiles, type ChunkWriter } from "./chunk-files.js";
 import { readFrames } from "./decoder.js";
 import { P2pError } from "./errors.js";
-import { MAX_FRAME_BYTES, P2P_ENCODING, P2P_PROTOCOL, type Frame } from "./frames.js";
+import { MAX_FRAME_BYTES, P2P_ENCODING, P2P_PROTOCOL, type ChunkRequestFrame, type Frame } from "./frames.js";
+import { REQUEST_FRAME_MAX_BYTES } from "./limits.js";
 import { closeGracefully, writeFrame } from "./wire.js";
 
 export interface DownloadOptions {
@@ -30,6 +31,8 @@ export interface DownloadOptions {
   /** Called as bytes land: bytes held of all chunks, and their total. */
   onProgress?(done: number, total: number): void;
   connectTimeoutMs?: number;
+  /** Largest request frame sent (default REQUEST_FRAME_MAX_BYTES, what every seller accepts); more chunks go in more connections. */
+  maxRequestBytes?: number;
 }
 
 export interface DownloadResult {
@@ -63,44 +66,80 @@ function connectTo(host: string, port: number, timeoutMs: number): Promise<Socke
   });
 }
 
-/** One connection: fetches every chunk not yet complete on disk. */
+/**
+ * Fetches every chunk not yet complete on disk: one connection per request, each request at most `maxRequestBytes`
+ * (the seller refuses a longer one before reading it), so a long chunk list is asked for in several connections.
+ */
 export async function downloadChunks(options: DownloadOptions): Promise<DownloadResult> {
   const files = new ChunkFiles(options.dir);
   const result: DownloadResult = { files: new Map(), resumedFrom: {}, bytesReceived: 0 };
   const wanted = new Map<string, ChunkManifest>();
   const total = options.manifests.reduce((n, m) => n + m.encryptedSize, 0);
-  let done = 0;
+  const progress = { done: 0, total };
   for (const manifest of options.manifests) {
     if (await files.isComplete(manifest)) {
       result.files.set(manifest.chunkId, files.encPath(manifest.chunkId));
-      done += manifest.encryptedSize;
+      progress.done += manifest.encryptedSize;
       continue;
     }
     const held = await files.heldBytes(manifest);
     if (held > 0) result.resumedFrom[manifest.chunkId] = held;
-    done += held;
+    progress.done += held;
     wanted.set(manifest.chunkId, manifest);
   }
-  options.onProgress?.(done, total);
-  if (wanted.size === 0) return result;
+  options.onProgress?.(progress.done, total);
+  for (const batch of requestBatches(options, [...wanted.keys()], result.resumedFrom)) {
+    await fetchBatch(options, files, new Map(batch.map((id) => [id, wanted.get(id)!])), result, progress);
+  }
+  return result;
+}
 
+/** The request's members besides its chunk list, as sent. */
+const requestBase = (options: DownloadOptions, requestId: string): Omit<ChunkRequestFrame, "chunkIds" | "resumeOffsets"> => ({
+  type: "chunk.request",
+  protocol: P2P_PROTOCOL,
+  encoding: P2P_ENCODING,
+  requestId,
+  purchaseId: options.purchaseId,
+  deliverySessionId: options.deliverySessionId,
+  buyerId: options.buyerId,
+  handoff: options.handoff,
+});
+
+/**
+ * Cuts the chunk list so each request's canonical JSON is at most `maxRequestBytes`: an ID costs its quoted length and
+ * a comma in `chunkIds`, and as much again with its offset in `resumeOffsets` (IDs are ASCII, so nothing is escaped).
+ */
+function requestBatches(options: DownloadOptions, ids: string[], resume: Record<string, number>): string[][] {
+  const limit = options.maxRequestBytes ?? REQUEST_FRAME_MAX_BYTES;
+  const fixed = canonicalBytes({ ...requestBase(options, `req_${randomUUID()}`), chunkIds: [], resumeOffsets: {} }).length;
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let size = fixed;
+  for (const id of ids) {
+    const cost = id.length + 3 + (resume[id] === undefined ? 0 : id.length + 4 + String(resume[id]).length);
+    if (fixed + cost > limit) throw new P2pError("FRAME_TOO_LARGE", `a request for one chunk exceeds ${limit} bytes`);
+    if (size + cost > limit) {
+      batches.push(batch);
+      batch = [];
+      size = fixed;
+    }
+    batch.push(id);
+    size += cost;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/** One connection: asks for the chunks of `wanted` (resuming at the offsets held) and keeps each checked one. */
+async function fetchBatch(options: DownloadOptions, files: ChunkFiles, wanted: Map<string, ChunkManifest>, result: DownloadResult, progress: { done: number; total: number }): Promise<void> {
   const requestId = `req_${randomUUID()}`;
+  const resumeOffsets = Object.fromEntries([...wanted.keys()].filter((id) => result.resumedFrom[id] !== undefined).map((id) => [id, result.resumedFrom[id]]));
   const socket = await connectTo(options.host, options.port, options.connectTimeoutMs ?? 10_000);
   socket.on("error", () => undefined);
   let writer: ChunkWriter | null = null;
   try {
-    await writeFrame(socket, {
-      type: "chunk.request",
-      protocol: P2P_PROTOCOL,
-      encoding: P2P_ENCODING,
-      requestId,
-      purchaseId: options.purchaseId,
-      deliverySessionId: options.deliverySessionId,
-      buyerId: options.buyerId,
-      chunkIds: [...wanted.keys()],
-      resumeOffsets: result.resumedFrom,
-      handoff: options.handoff,
-    });
+    await writeFrame(socket, { ...requestBase(options, requestId), chunkIds: [...wanted.keys()], resumeOffsets });
     // Read with next(), not for-await: leaving a for-await over the socket would destroy it before the ack is sent.
     const frames = readFrames(socket, MAX_FRAME_BYTES);
     while (wanted.size > 0) {
@@ -123,8 +162,8 @@ export async function downloadChunks(options: DownloadOptions): Promise<Download
         if (writer.position + bytes.length > writer.manifest.encryptedSize) throw new P2pError("DATA_OUT_OF_ORDER", "data beyond encryptedSize");
         await writer.write(bytes);
         result.bytesReceived += bytes.length;
-        done += bytes.length;
-        options.onProgress?.(done, total);
+        progress.done += bytes.length;
+        options.onProgress?.(progress.done, progress.total);
       } else if (frame.type === "chunk.end") {
         if (!writer || frame.chunkId !== writer.manifest.chunkId) throw new P2pError("FRAME_UNEXPECTED", "end without its manifest");
         const current: ChunkWriter = writer;
@@ -147,7 +186,6 @@ export async function downloadChunks(options: DownloadOptions): Promise<Download
       status: "received",
     });
     await closeGracefully(socket);
-    return result;
   } catch (error) {
     socket.destroy();
     // A cut connection surfaces from the decoder as FRAME_MALFORMED ("ended inside a frame") or a socket error.

@@ -22,6 +22,11 @@ export class FrameDecoder {
     return this.held;
   }
 
+  /** Bytes still missing from the frame in progress, its length prefix first (a reader taking no more holds nothing past it). */
+  get missing(): number {
+    return this.expected === null ? Math.max(0, LENGTH_PREFIX_BYTES - this.held) : Math.max(0, this.expected - this.held);
+  }
+
   /** Feeds bytes; answers the frames they complete, in order. Throws P2pError on the first bad frame. */
   push(bytes: Uint8Array): Frame[] {
     if (bytes.length > 0) {

@@ -15,6 +15,10 @@ export const P2P_ERROR_CODES = [
   "DELIVERY_REFUSED", // the seller answered delivery.error (buyer side; `message` carries the seller's code)
   "DATA_OUT_OF_ORDER", // a data frame not at the next expected offset, or past the manifest's encryptedSize
   "MANIFEST_MISMATCH", // the seller's manifest differs from the verified one the buyer paid for
+  "SELLER_BUSY", // the seller serves its maximum of connections; sent on a connection over the cap, before reading it
+  "SELLER_UNAVAILABLE", // the seller's own check of the handoff did not finish in time; try again
+  "REQUEST_TIMEOUT", // the chunk.request did not arrive whole within the deadline counted from the connection's start
+  "ACK_TIMEOUT", // the delivery.ack did not arrive within the deadline counted from the last chunk
   "SELLER_INTERNAL", // anything else on the seller's side (details stay in its log)
 ] as const;
 

@@ -14,7 +14,10 @@ export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 export const LENGTH_PREFIX_BYTES = 4;
 /** Raw ciphertext bytes per chunk.data frame a sender cuts by default (base64 makes it 4/3 larger on the wire). */
 export const DEFAULT_DATA_FRAME_BYTES = 256 * 1024;
-/** Most chunks one request may name (a 1 GB dataset at the 256 KiB default is 4,096 chunks). */
+/**
+ * Most chunks one request frame may name. The seller's request size limit (limits.ts, 16 KiB by default: about 200
+ * chunk IDs) is the tighter bound in practice; a buyer asks for a longer list over several connections.
+ */
 export const MAX_REQUEST_CHUNKS = 65_536;
 
 export interface ChunkRequestFrame {

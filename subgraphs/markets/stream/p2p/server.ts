@@ -5,20 +5,36 @@
  * its ciphertext from the storage driver from the request's resume offset on, in `chunk.data` frames of at most
  * `dataFrameBytes` (streamed: never a whole chunk in memory, socket backpressure respected), and `chunk.end`; then
  * the buyer's `delivery.ack`, handed to `onAck`. Any refusal is one `delivery.error` frame, then the connection ends.
+ * Every phase is bounded (limits.ts): a connection cap, a small request read within a deadline from the connection's
+ * start, progress while sending, a deadline for the ack.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { driverFor, type ChunkStorageDriver } from "../storage/driver.js";
 import type { ChunkManifest } from "../manifest.js";
-import { readFrames } from "./decoder.js";
 import { P2pError } from "./errors.js";
-import { DEFAULT_DATA_FRAME_BYTES, type ChunkRequestFrame, type DeliveryAckFrame, type Frame } from "./frames.js";
-import { closeGracefully, writeFrame } from "./wire.js";
+import { DEFAULT_DATA_FRAME_BYTES, MAX_FRAME_BYTES, encodeFrame, type ChunkRequestFrame, type DeliveryAckFrame, type Frame } from "./frames.js";
+import { DEFAULT_DELIVERY_LIMITS, PROGRESS_SLICE_BYTES, REFUSAL_GRACE_MS, withDeadline, type DeliveryLimits } from "./limits.js";
+import { FrameReader } from "./reader.js";
+import { closeGracefully, writeWithProgress } from "./wire.js";
 
 /** What a checked request may receive. */
 export interface DeliveryGrant {
   /** The delivery's chunks (at least those requested), each with where its ciphertext is. */
   chunks: Array<{ manifest: ChunkManifest; storageRef: string }>;
   transportId: string;
+}
+
+/**
+ * How a connection ended: `delivered` (the ack came), `closed` (the buyer went away first), `PROGRESS_TIMEOUT` (the
+ * buyer stopped taking bytes; cut without a frame, since it is not reading), or the code of the `delivery.error` sent.
+ */
+export interface ConnectionReport {
+  outcome: string;
+  requestId: string | null;
+  /** Bytes the seller read from the connection (what a buyer could make it hold is at most this). */
+  bytesRead: number;
+  bytesWritten: number;
+  ms: number;
 }
 
 export interface DeliveryServerOptions {
@@ -28,29 +44,63 @@ export interface DeliveryServerOptions {
   onAck?(ack: DeliveryAckFrame, request: ChunkRequestFrame): Promise<void> | void;
   /** Every request as received (a seller's log; tests see resume offsets here). */
   onRequest?(request: ChunkRequestFrame): void;
+  /** Every connection once closed. */
+  onClosed?(report: ConnectionReport): void;
   /** Raw bytes per chunk.data frame (default 256 KiB). */
   dataFrameBytes?: number;
-  /** Largest frame accepted from a buyer (a request naming 65,536 chunks is about 5 MB). */
-  maxRequestBytes?: number;
-  /** Idle limit per connection. */
-  idleTimeoutMs?: number;
+  /** Bounds of every connection (limits.ts); each one not given takes its default. */
+  limits?: Partial<DeliveryLimits>;
   log?(line: string, fields?: Record<string, unknown>): void;
 }
 
 export interface DeliveryServer {
   host: string;
   port: number;
+  /** The bounds in force. */
+  limits: DeliveryLimits;
+  /** Connections being served (refused ones not counted). */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
+function checkLimits(limits: DeliveryLimits): DeliveryLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`delivery limit ${name} must be a positive integer`);
+  }
+  if (limits.maxRequestBytes > MAX_FRAME_BYTES) throw new RangeError(`maxRequestBytes is at most ${MAX_FRAME_BYTES}`);
+  return limits;
+}
+
+/** Sends `delivery.error` without waiting on a buyer that may not read, then ends the connection (cut after a grace). */
+function refuse(socket: Socket, requestId: string, code: string, message: string): void {
+  socket.pause();
+  if (socket.destroyed || !socket.writable) return;
+  const id = /^[A-Za-z0-9._:@/+=-]{1,200}$/.test(requestId) ? requestId : "unknown";
+  socket.write(encodeFrame({ type: "delivery.error", requestId: id, code, message: message.slice(0, 2000) }));
+  void closeGracefully(socket, REFUSAL_GRACE_MS);
+}
+
 export async function startDeliveryServer(options: DeliveryServerOptions, listen: { host?: string; port?: number } = {}): Promise<DeliveryServer> {
+  const limits = checkLimits({ ...DEFAULT_DELIVERY_LIMITS, ...options.limits });
   const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
+  let active = 0;
+  // pauseOnConnect: nothing is read from a connection until its reader asks for a frame (a refused one is never read).
+  const server: Server = createServer({ pauseOnConnect: true }, (socket) => {
+    const started = Date.now();
+    const state: Outcome = { outcome: "closed", requestId: null };
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-    socket.setTimeout(options.idleTimeoutMs ?? 60_000, () => socket.destroy());
     socket.on("error", () => undefined);
-    void serveConnection(socket, options);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      options.onClosed?.({ ...state, bytesRead: socket.bytesRead, bytesWritten: socket.bytesWritten, ms: Date.now() - started });
+    });
+    if (active >= limits.maxConnections) {
+      state.outcome = "SELLER_BUSY";
+      return refuse(socket, "unknown", "SELLER_BUSY", `the seller serves at most ${limits.maxConnections} connections at once; try again later`);
+    }
+    active += 1;
+    socket.once("close", () => void (active -= 1));
+    void serveConnection(socket, options, limits, started, state);
   });
   server.listen(listen.port ?? 0, listen.host ?? "127.0.0.1");
   await new Promise<void>((resolve, reject) => {
@@ -61,6 +111,10 @@ export async function startDeliveryServer(options: DeliveryServerOptions, listen
   return {
     host: address.address,
     port: address.port,
+    limits,
+    get connections() {
+      return active;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -69,35 +123,49 @@ export async function startDeliveryServer(options: DeliveryServerOptions, listen
   };
 }
 
-async function serveConnection(socket: Socket, options: DeliveryServerOptions): Promise<void> {
-  const frames = readFrames(socket, options.maxRequestBytes ?? 8 * 1024 * 1024);
-  let requestId = "unknown";
+interface Outcome {
+  outcome: string;
+  requestId: string | null;
+}
+
+/** The buyer stopped taking bytes while data was sent. */
+class Stalled extends Error {}
+
+async function serveConnection(socket: Socket, options: DeliveryServerOptions, limits: DeliveryLimits, started: number, state: Outcome): Promise<void> {
+  const reader = new FrameReader(socket, limits.maxRequestBytes);
   try {
-    const first = await frames.next();
-    if (first.done) return void socket.destroy();
-    if (first.value.type !== "chunk.request") throw new P2pError("FRAME_UNEXPECTED", `expected chunk.request, got ${first.value.type}`);
-    const request = first.value;
-    requestId = request.requestId;
+    const remaining = limits.requestTimeoutMs - (Date.now() - started);
+    const first = await withDeadline(reader.next(), remaining, () => new P2pError("REQUEST_TIMEOUT", `the request must arrive whole within ${limits.requestTimeoutMs} ms of connecting`));
+    if (first === null) return void socket.destroy();
+    if (first.type !== "chunk.request") throw new P2pError("FRAME_UNEXPECTED", `expected chunk.request, got ${first.type}`);
+    const request = first;
+    state.requestId = request.requestId;
     options.onRequest?.(request);
-    const grant = await options.authorize(request);
+    const grant = await withDeadline(options.authorize(request), limits.authorizeTimeoutMs, () => new P2pError("SELLER_UNAVAILABLE", "the seller could not check the handoff in time; try again"));
     const plan = planDelivery(request, grant);
-    for (const item of plan) await sendChunk(socket, request, item, options);
-    const next = await frames.next();
-    if (next.done) return void socket.destroy();
-    const ack: Frame = next.value;
+    const send = (frame: Frame) => writeWithProgress(socket, encodeFrame(frame), PROGRESS_SLICE_BYTES, limits.progressTimeoutMs, () => new Stalled());
+    for (const item of plan) await sendChunk(send, request, item, options);
+    const next = await withDeadline(reader.next(), limits.ackTimeoutMs, () => new P2pError("ACK_TIMEOUT", `the delivery.ack must arrive within ${limits.ackTimeoutMs} ms of the last chunk`));
+    if (next === null) return void socket.destroy();
+    const ack: Frame = next;
     if (ack.type !== "delivery.ack" || ack.requestId !== request.requestId || ack.buyerId !== request.buyerId) {
       throw new P2pError("FRAME_UNEXPECTED", "expected the delivery.ack of this request");
     }
     await options.onAck?.(ack, request);
+    state.outcome = "delivered";
     await closeGracefully(socket);
   } catch (error) {
-    const known = error instanceof P2pError;
-    if (!known) options.log?.("stream p2p delivery failed", { requestId, error: error instanceof Error ? error.message : String(error) });
+    reader.stop();
+    if (error instanceof Stalled) {
+      state.outcome = "PROGRESS_TIMEOUT";
+      return void socket.destroy();
+    }
     if (socket.destroyed || !socket.writable) return;
+    const known = error instanceof P2pError;
+    if (!known) options.log?.("stream p2p delivery failed", { requestId: state.requestId, error: error instanceof Error ? error.message : String(error) });
     const code = known ? error.code : "SELLER_INTERNAL";
-    const message = known ? error.message.slice(code.length + 2, 2000) : "the seller could not complete the delivery";
-    await writeFrame(socket, { type: "delivery.error", requestId: /^[A-Za-z0-9._:@/+=-]{1,200}$/.test(requestId) ? requestId : "unknown", code, message }).catch(() => undefined);
-    await closeGracefully(socket);
+    state.outcome = code;
+    refuse(socket, state.requestId ?? "unknown", code, known ? error.message.slice(code.length + 2) : "the seller could not complete the delivery");
   }
 }
 
@@ -120,11 +188,11 @@ function planDelivery(request: ChunkRequestFrame, grant: DeliveryGrant): Planned
   });
 }
 
-async function sendChunk(socket: Socket, request: ChunkRequestFrame, item: PlannedChunk, options: DeliveryServerOptions): Promise<void> {
+async function sendChunk(send: (frame: Frame) => Promise<void>, request: ChunkRequestFrame, item: PlannedChunk, options: DeliveryServerOptions): Promise<void> {
   const { manifest } = item;
   const base = { requestId: request.requestId, deliverySessionId: request.deliverySessionId, chunkId: manifest.chunkId };
   const { storageRef: _ref, ...shown } = manifest;
-  await writeFrame(socket, { type: "chunk.manifest", ...base, manifest: shown as unknown as Record<string, unknown> });
+  await send({ type: "chunk.manifest", ...base, manifest: shown as unknown as Record<string, unknown> });
   const size = manifest.encryptedSize;
   if (item.offset < size) {
     let read;
@@ -140,7 +208,7 @@ async function sendChunk(socket: Socket, request: ChunkRequestFrame, item: Plann
     let pendingBytes = 0;
     const flush = async () => {
       const data = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-      await writeFrame(socket, { type: "chunk.data", ...base, offset, dataBase64: data.toString("base64") });
+      await send({ type: "chunk.data", ...base, offset, dataBase64: data.toString("base64") });
       offset += data.length;
       pending = [];
       pendingBytes = 0;
@@ -158,5 +226,5 @@ async function sendChunk(socket: Socket, request: ChunkRequestFrame, item: Plann
     if (pendingBytes > 0) await flush();
     if (offset !== size) throw new P2pError("CHUNK_UNAVAILABLE", `the stored ciphertext of ${manifest.chunkId} ended at ${offset} of ${size} bytes`);
   }
-  await writeFrame(socket, { type: "chunk.end", ...base, bytes: size });
+  await send({ type: "chunk.end", ...base, bytes: size });
 }

@@ -33,3 +33,28 @@ export function closeGracefully(socket: Socket, ms = 5_000): Promise<void> {
     socket.end();
   });
 }
+
+/**
+ * Writes bytes in slices of `sliceBytes`, each after the previous one was taken by the connection (handed to the
+ * kernel); a slice not taken within `timeoutMs` rejects with `onStall()`. Progress, not total time, is bounded: a peer
+ * that keeps reading never meets the timeout however long the whole takes; one that stops reading meets it once the
+ * buffers between the two are full.
+ */
+export async function writeWithProgress(socket: Socket, bytes: Uint8Array, sliceBytes: number, timeoutMs: number, onStall: () => Error): Promise<void> {
+  for (let at = 0; at < bytes.length; at += sliceBytes) {
+    const slice = bytes.subarray(at, at + sliceBytes);
+    await new Promise<void>((resolve, reject) => {
+      if (socket.destroyed || !socket.writable) return reject(new Error("the connection is closed"));
+      const done = (error?: Error) => {
+        clearTimeout(timer);
+        socket.off("close", onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onClose = () => done(new Error("the connection closed while sending"));
+      const timer = setTimeout(() => done(onStall()), timeoutMs);
+      socket.on("close", onClose);
+      socket.write(slice, (error) => done(error ?? undefined));
+    });
+  }
+}
