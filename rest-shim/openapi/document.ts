@@ -11,6 +11,7 @@
  * example, the error responses (one per family and status), the response headers and the parameters that carry no
  * per-route example. Inline, every markets operation would carry its family's whole error table again (megabytes).
  */
+import { callerRuleOf } from "../routes/markets/http.js";
 import { createRequire } from "node:module";
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import type { PlatformConfig } from "../../subgraphs/shared/config.js";
@@ -214,6 +215,14 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
     "x-rate-limits": route.rateLimits.map((name) => ({ name, limit: config.rateLimits[name], windowMs: config.rateLimits.windowMs })),
   };
   if (route.rules.onboardingToken) operation.security = [{ onboardingToken: [] }];
+  // Markets routes: who may call them (the route entry's caller), and the machine session where that is the credential.
+  const caller = callerRuleOf(route);
+  if (caller) {
+    operation["x-caller"] = caller.kind === "public" ? { kind: "public", reason: caller.reason } : { kind: caller.kind };
+    if (caller.kind === "machine") operation.security = [{ machineSession: [] }];
+    if (caller.kind === "machine-or-proof") operation.security = [{ machineSession: [] }, {}];
+    if (caller.kind === "machine-or-pairing") operation.security = [{ machineSession: [] }, { agentPairingToken: [] }];
+  }
   if (route.raw) {
     operation.description = `${route.raw.docs.description}\n\n${operation.description as string}`;
     Object.assign(responses, route.raw.docs.responses);
@@ -269,7 +278,16 @@ export function buildOpenApiDocument(
       headers: components.headers,
       parameters: components.parameters,
       responses: components.responses,
-      securitySchemes: { onboardingToken: { type: "http", scheme: "bearer", description: "An onboarding token (ONBOARDING_TOKENS)." } },
+      securitySchemes: {
+        onboardingToken: { type: "http", scheme: "bearer", description: "An onboarding token (ONBOARDING_TOKENS)." },
+        machineSession: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "A machine session (POST /api/v1/machine-identity/sessions): the machine's authority for its writes.",
+        },
+        agentPairingToken: { type: "apiKey", in: "header", name: "x-agent-pairing-token", description: "An agent pairing session token." },
+      },
     },
   };
 }

@@ -4,6 +4,7 @@
  * are current and that the platform answers as they say), and compact: what operations share is referenced from
  * `components`, never repeated inline.
  */
+import { callerRuleOf } from "../../rest-shim/routes/markets/http.js";
 import { readFileSync, statSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -92,7 +93,18 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     } else {
       expect(operation.requestBody).toBeUndefined();
     }
-    expect(operation.security).toEqual(route.rules.onboardingToken ? [{ onboardingToken: [] }] : undefined);
+    const caller = callerRuleOf(route)?.kind;
+    const security = route.rules.onboardingToken
+      ? [{ onboardingToken: [] }]
+      : caller === "machine"
+        ? [{ machineSession: [] }]
+        : caller === "machine-or-proof"
+          ? [{ machineSession: [] }, {}]
+          : caller === "machine-or-pairing"
+            ? [{ machineSession: [] }, { agentPairingToken: [] }]
+            : undefined;
+    expect(operation.security).toEqual(security);
+    if (caller) expect(operation["x-caller"].kind).toBe(caller);
     // Every code of the family's table is documented under its status, with its exact envelope as the example.
     for (const code of route.errors.codes) {
       const prepared = route.errors.response(code);
