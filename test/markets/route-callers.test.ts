@@ -7,6 +7,7 @@
  * authority mutations refuse an anonymous call. Routes and mutations are read from the table and the schema, so
  * later ones are walked too.
  */
+import { Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSchema, isNonNullType, isScalarType, type GraphQLField } from "graphql";
 import { readFileSync } from "node:fs";
@@ -15,7 +16,17 @@ import { ROUTES, AREAS, type RouteDefinition } from "../../rest-shim/routes.js";
 import { callerRuleOf, machineRuleOf, MARKETS_BASE } from "../../rest-shim/routes/markets/http.js";
 import { graphql } from "../support/platform.js";
 import { sessionOf } from "../support/machine-sessions.js";
-import { api, bindMachine, expectMarketsError, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
+import {
+  agentHeaders,
+  api,
+  bindMachine,
+  expectMarketsError,
+  pairAgent,
+  PLATFORM_START_TIMEOUT_MS,
+  prismaOf,
+  startMarketsPlatform,
+  type MarketsPlatform,
+} from "./helpers.js";
 
 const MARKETS_ROUTES = ROUTES.filter((route) => route.area === AREAS.markets);
 const name = (route: RouteDefinition) => `${route.method} ${route.path}`;
@@ -126,6 +137,33 @@ describe("the machine's authority, walked over the route table", () => {
       expectMarketsError(await send({ authorization: `Bearer ${sessionOf(mine)}` }, "[1,"), 400, "VALIDATION_ERROR");
     }
     expect(await state()).toEqual(before);
+  });
+});
+
+describe("a pairing belongs to its machine", () => {
+  let p: MarketsPlatform;
+  let machineId: string;
+  beforeAll(async () => {
+    p = await startMarketsPlatform();
+    machineId = (await bindMachine(p, p.machine("active", 3))).id;
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(() => p?.close());
+
+  it("its own token can neither loosen, pause, resume nor revoke it; the machine's session can", async () => {
+    const wallet = Wallet.createRandom();
+    const pairing = await pairAgent(p, machineId, wallet, { perTransactionLimit: 0.05, dailySpendLimit: 0.05, currency: "USD" });
+    const path = `/machines/${machineId}/agent-pairings/${pairing.id}`;
+    const before = await prismaOf(p).marketAgentPairing.findUniqueOrThrow({ where: { id: pairing.id } });
+    const loosen = { delegationPolicy: { perTransactionLimit: 1e9, dailySpendLimit: 1e9, currency: "USD" } };
+    expectMarketsError(await api(p, "PATCH", path, loosen, { authorization: `Bearer ${pairing.pairingToken}` }), 401, "MACHINE_IDENTITY_PROOF_INVALID");
+    expectMarketsError(await api(p, "PATCH", path, loosen, { authorization: "", ...agentHeaders(pairing.pairingToken) }), 401, "MACHINE_IDENTITY_PROOF_REQUIRED");
+    expectMarketsError(await api(p, "PATCH", path, { status: "paused" }, { authorization: "", ...agentHeaders(pairing.pairingToken) }), 401, "MACHINE_IDENTITY_PROOF_REQUIRED");
+    expectMarketsError(await api(p, "DELETE", path, undefined, { authorization: `Bearer ${pairing.pairingToken}` }), 401, "MACHINE_IDENTITY_PROOF_INVALID");
+    expect(await prismaOf(p).marketAgentPairing.findUniqueOrThrow({ where: { id: pairing.id } })).toEqual(before);
+    // The machine pauses and resumes it, and sets its policy.
+    expect((await api(p, "PATCH", path, { status: "paused" })).status).toBe(200);
+    expect((await api(p, "PATCH", path, { status: "active" })).status).toBe(200);
+    expect((await api(p, "PATCH", path, { delegationPolicy: { perTransactionLimit: 0.01, currency: "USD" } })).status).toBe(200);
   });
 });
 
