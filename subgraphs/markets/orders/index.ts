@@ -44,7 +44,7 @@ export const ORDER_RESOLVERS = [AgentPairingResolver, MarketOrderResolver, Marke
 export const resourceBaseOf = (runtime: SubgraphRuntime) => `http://${runtime.config.host}:${runtime.config.marketsPort}/api/v1`;
 
 export function buildOrderServices(runtime: SubgraphRuntime, store: MarketsStore, work: WorkServices, clock: Clock): OrderServices {
-  const { db, config } = runtime;
+  const { config } = runtime;
   const settings = config.markets;
   const namespace = config.namespace.didMethod;
   const tokens = new PairingTokens(pairingSecrets(settings.pairingJwtSecrets, config.dataDir), namespace, settings.pairingTokenTtlSeconds);
