@@ -74,6 +74,11 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
       run: () => machines.identityChallenges.cleanup(settings.identityCleanupGraceSeconds),
     },
     {
+      name: "machine session cleanup",
+      intervalMs: settings.identityCleanupIntervalMs,
+      run: () => machines.machineSessions.cleanup(settings.identityCleanupGraceSeconds),
+    },
+    {
       name: "pairing challenge cleanup",
       intervalMs: settings.identityCleanupIntervalMs,
       run: () => orders.pairings.cleanup(settings.identityCleanupGraceSeconds),

@@ -13,6 +13,7 @@ import {
   bindMachine,
   expectMarketsError,
   expectOk,
+  marketsServices,
   PLATFORM_START_TIMEOUT_MS,
   prismaOf,
   signedProof,
@@ -195,5 +196,26 @@ describe("GraphQL", () => {
     expect(anonymous.body.errors?.[0]?.extensions?.code).toBe("MACHINE_IDENTITY_PROOF_REQUIRED");
     const done = await graphql(p.graphql, revoke, { t: session.sessionToken, id: session.sessionId });
     expect(done.body).toEqual({ data: { revokeMachineSession: true } });
+  });
+});
+
+describe("machine session cleanup (the job, run on demand)", () => {
+  it("deletes sessions that expired longer than the grace ago, ended or not, and keeps the rest", async () => {
+    const kept = expectOk(await openSession(record.id, 0), 201).item;
+    const { machineSessions } = marketsServices(p);
+    const before = await prismaOf(p).marketMachineSession.count();
+    offsetMs = 600_000 + 3_600_000 + 1_000;
+    let deleted: number;
+    try {
+      deleted = await machineSessions.cleanup(3600);
+    } finally {
+      offsetMs = 0;
+    }
+    expect(deleted).toBeGreaterThan(0);
+    expect(await prismaOf(p).marketMachineSession.count()).toBe(before - deleted);
+    expect(await prismaOf(p).marketMachineSession.findUnique({ where: { id: kept.sessionId } })).toBeNull();
+    const fresh = expectOk(await openSession(record.id, 0), 201).item;
+    expect(await machineSessions.cleanup(3600)).toBe(0);
+    expect(await prismaOf(p).marketMachineSession.findUnique({ where: { id: fresh.sessionId } })).not.toBeNull();
   });
 });
