@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql } from "../support/platform.js";
 import { transact } from "../ratings/helpers.js";
 import { api, expectMarketsError, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, signedProof, startMarketsPlatform, type MarketsPlatform } from "./helpers.js";
+import { openMachineSession } from "../support/machine-sessions.js";
 
 let p: MarketsPlatform;
 beforeAll(async () => {
@@ -209,6 +210,7 @@ describe("PATCH /machines/:machineId and the address form", () => {
     const machine = await registerMachine();
     const other = await registerMachine();
     const item = expectOk(await createWith(p, lower(machine.address), machine.owner.privateKey), 201).item;
+    const session = await openMachineSession(p, item.id, lower(machine.address), machine.owner.privateKey);
     for (const ref of [addressRef(machine.address), `did:service:${machine.machineId}`, `service:machine:${machine.machineId}`]) {
       const patched = expectOk(await api(p, "PATCH", `/machines/${item.id}`, { identityRef: ref, displayName: `as ${ref}` })).item;
       expect(patched).toMatchObject({ identityRef: lower(machine.address), displayName: `as ${ref}` });
@@ -221,8 +223,9 @@ describe("PATCH /machines/:machineId and the address form", () => {
     expectMarketsError(await api(p, "PATCH", `/machines/${item.id}`, { identityRef: `${lower(machine.address)}0`, displayName: "x" }), 400, "VALIDATION_ERROR");
     expect(await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: item.id } })).toEqual(before);
     expect(await counts()).toEqual(audit);
-    const { body } = await graphql(p.graphql, `mutation($id: String!, $ref: String!) { updateMarketMachine(id: $id, input: { identityRef: $ref }) { identityRef } }`, {
+    const { body } = await graphql(p.graphql, `mutation($id: String!, $ref: String!, $s: String) { updateMarketMachine(id: $id, input: { identityRef: $ref }, machineSession: $s) { identityRef } }`, {
       id: item.id,
+      s: session,
       ref: `did:service:${machine.machineId}`,
     });
     expect(body.errors).toBeUndefined();
