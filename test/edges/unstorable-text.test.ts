@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holdsUnstorableText, isStorableText } from "../../subgraphs/shared/json/storable-text.js";
 import { graphql } from "../support/platform.js";
 import { get, postJson, putJson, send, type HttpAnswer } from "../support/http.js";
-import { seedMarketMachine } from "../support/markets.js";
+import { seedBoundMachine } from "../support/machine-sessions.js";
 import { challengeRowCount, expectVerifyError } from "../support/verify.js";
 import { api, expectMarketsError, prismaOf, startMarketsPlatform, PLATFORM_START_TIMEOUT_MS, type MarketsPlatform } from "../markets/helpers.js";
 import { CREATE_CHALLENGE, postChallenge, postEvidence } from "../verify/helpers.js";
@@ -24,7 +24,7 @@ let machine: string;
 
 beforeAll(async () => {
   p = await startMarketsPlatform();
-  machine = (await seedMarketMachine(p.platform.database!)).id;
+  machine = (await seedBoundMachine(p)).id;
 }, PLATFORM_START_TIMEOUT_MS);
 afterAll(() => p?.close());
 
@@ -73,7 +73,8 @@ describe("storable text", () => {
 });
 
 describe("markets: REST bodies", () => {
-  const nodes = () => `/machines/${machine}/graph/nodes`;
+  // The machine is bound in beforeAll: its path is filled in when each case runs.
+  const nodes = () => "/machines/{machine}/graph/nodes";
   // JSON text as sent: `\\u0000` is the six-character escape, `\u0000` the raw character (refused as a control
   // character by RFC 8259 already).
   const bodies: [string, string, string][] = [
@@ -88,7 +89,7 @@ describe("markets: REST bodies", () => {
   ];
   it.each(bodies)("%s is 400 VALIDATION_ERROR and writes nothing", async (_label, path, body) => {
     const before = await rowCounts();
-    expectMarketsError(await api(p, "POST", path, body), 400, "VALIDATION_ERROR");
+    expectMarketsError(await api(p, "POST", path.replace("{machine}", machine), body), 400, "VALIDATION_ERROR");
     expect(await rowCounts()).toEqual(before);
   });
 
@@ -113,7 +114,8 @@ describe("markets: REST query and path parameters", () => {
   it("`%00` in a path is the three characters: an unknown machine, not a NUL", async () => {
     expectMarketsError(await api(p, "GET", "/machines/%00/graph"), 404, "NOT_FOUND");
     const before = await rowCounts();
-    expectMarketsError(await api(p, "POST", "/machines/%00/graph/nodes", { label: "x" }), 404, "NOT_FOUND");
+    // A write needs the machine's authority first: no machine's session names `%00`.
+    expectMarketsError(await api(p, "POST", "/machines/%00/graph/nodes", { label: "x" }), 401, "MACHINE_IDENTITY_PROOF_REQUIRED");
     expect(await rowCounts()).toEqual(before);
   });
 });
