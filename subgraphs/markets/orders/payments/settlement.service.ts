@@ -10,6 +10,8 @@
  *    payment's and order's transitions with their market.payment.* audit event.
  * A request that lost a race in step 3 finds the payment moved: the same proof or lock answers the payment as it is
  * (idempotent); anything else is ORDER_STATE_INVALID. The escrow itself is idempotent on chain (escrow.ts).
+ * Refund, which races execute for a `ready` order, writes its claim in step 1 instead (payment refund_pending, order
+ * cancelled) and completes a claim left behind from the chain (refund below; docs/markets-payments.md).
  */
 import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type AuditKind, type MarketsTx } from "../../common/audit.repository.js";
@@ -112,23 +114,36 @@ export class PaymentSettlementService {
   /**
    * POST .../payment/refund: an escrowed payment goes back to the payer while the order has not delivered (ready:
    * the order is cancelled with it; failed). Frozen (disputed) payments are the arbiter's, not the agent's.
+   * Claim, then act on chain, then record: under the order's row lock the payment moves held -> refund_pending and a
+   * `ready` order to `cancelled` (so execute, which claims ready -> executing under the same lock, cannot run it);
+   * then the escrow refund is sent; then refund_pending -> refunded. A payment left refund_pending (a crash or chain
+   * failure after the claim) is completed by the next refund call from the escrow's state on chain.
    */
   async refund(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
-    const { order, payment } = await this.snapshot(token, orderId);
-    if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
-    if (payment.status !== "held" || !["ready", "failed"].includes(order.status)) {
-      throw order.status === "confirmed" || order.status === "cancelled" ? MarketsErrors.orderClosed() : MarketsErrors.orderStateInvalid();
-    }
-    const onChain = await this.chain.escrow().read(orderId);
-    const txHash = onChain.state === "refunded" ? null : (await this.chain.escrow().refund(orderId)).txHash;
-    return this.commit(token, orderId, "held", async (tx, current, currentPayment, actor, now) => {
+    const escrow = () => this.chain.escrow();
+    await this.orders.agentWrite(token, orderId, async (tx, order) => {
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      if (!payment) throw MarketsErrors.orderStateInvalid();
+      if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
+      if (payment.status === "refund_pending") return;
+      if (payment.status !== "held" || !["ready", "failed"].includes(order.status)) {
+        throw order.status === "confirmed" || order.status === "cancelled" ? MarketsErrors.orderClosed() : MarketsErrors.orderStateInvalid();
+      }
+      escrow(); // PAYMENT_RAIL_UNAVAILABLE refuses before anything is claimed
+      const now = new Date(this.clock.now());
+      await transitionPayment(tx, payment, "refund_pending", now);
+      if (order.status === "ready") await transitionOrder(tx, order, "cancelled", now);
+    });
+    const onChain = await escrow().read(orderId);
+    // Refunded on chain by an earlier call whose record did not commit: record it without a second transaction.
+    const txHash = onChain.state === "refunded" ? null : (await escrow().refund(orderId)).txHash;
+    return this.commit(token, orderId, "refund_pending", async (tx, current, currentPayment, actor, now) => {
       const refunded = await transitionPayment(tx, currentPayment, "refunded", now, {
         details: { ...(currentPayment.details as JsonObject), refund: { txHash } } as never,
       });
-      const after = current.status === "ready" ? await transitionOrder(tx, current, "cancelled", now) : current;
       await this.audit(tx, "market.payment.refunded", current, refunded, actor, now, { txHash, before: { status: "held" } });
-      return result(refunded, after);
-    });
+      return result(refunded, current);
+    }, (p) => p.status === "refunded");
   }
 
   /** Execute, before the provider is called: an x402 order's committed authorization is settled on chain (once). */
