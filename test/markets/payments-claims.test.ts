@@ -3,9 +3,10 @@
  * held -> refund_pending, order ready -> cancelled) under the order's row lock before it sends the escrow refund,
  * and execute claims ready -> executing under the same lock, so the two cannot both win. 20 escrowed orders each
  * get a refund and an execute at once, over the real REST shim against anvil's PaymentEscrow; no order may end
- * delivered with its payment refunded, and every escrow on chain must match its payment row. A refund whose record
- * did not commit (the payment left refund_pending) is completed from the chain by the next call. Runs on PGlite, and
- * on PostgreSQL when DATABASE_URL is set.
+ * delivered with its payment refunded, and every escrow on chain must match its payment row. Likewise an escrow lock
+ * claims intent_created -> lock_pending before it sends, so a cancel sent with it cannot leave the stablecoin locked
+ * for a cancelled order. A claim left behind (lock_pending, refund_pending) is completed from the chain by the next
+ * call. Runs on PGlite, and on PostgreSQL when DATABASE_URL is set.
  */
 import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -148,5 +149,65 @@ describe(`escrow refund and execute claim their transitions (${usesPostgres ? "P
     expect(refunded.payment.details.refund.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await stablecoin.balanceOf(agent.address)).toBe(before + AMOUNT_RAW);
     expect(await escrowState(orderId)).toBe("refunded");
+  }, 60_000);
+
+  it(`${PAIRS} parallel escrow-lock/cancel pairs: the stablecoin is locked exactly when the payment is held`, async () => {
+    await minedReceipt(await (stablecoin.connect(new NonceManager(agent)) as Contract).approve(payments.escrow.address, AMOUNT_RAW * BigInt(PAIRS)));
+    const orderIds: string[] = [];
+    for (let i = 0; i < PAIRS; i++) {
+      const order = expectOk(await createOrder(p, machine, token), 201).item;
+      expectOk(await post(order.id, "/payment-intent", { rail: "onchain-escrow" }));
+      orderIds.push(order.id);
+    }
+    const lockBody = { payer: agent.address };
+    const answers = await Promise.all(
+      orderIds.map(async (id, i) => {
+        if (i % 2 === 0) return Promise.all([post(id, "/payment/escrow-lock", lockBody), post(id, "/cancel")]);
+        const [cancel, lock] = await Promise.all([post(id, "/cancel"), post(id, "/payment/escrow-lock", lockBody)]);
+        return [lock, cancel] as const;
+      }),
+    );
+    const prisma = prismaOf(p);
+    for (const [i, orderId] of orderIds.entries()) {
+      const [lock, cancel] = answers[i]!;
+      const order = await prisma.marketOrder.findUniqueOrThrow({ where: { id: orderId } });
+      const payment = await prisma.marketPayment.findUniqueOrThrow({ where: { orderId } });
+      const onChain = await escrowState(orderId);
+      if (payment.status === "held") {
+        expect({ order: order.status, onChain, lock: lock.status }).toEqual({ order: "ready", onChain: "locked", lock: 200 });
+        expectMarketsError(cancel, 409, "ORDER_STATE_INVALID");
+      } else {
+        expect({ order: order.status, payment: payment.status, onChain, cancel: cancel.status }).toEqual({ order: "cancelled", payment: "intent_created", onChain: "none", cancel: 200 });
+        expectMarketsError(lock, 409, "ORDER_CLOSED");
+      }
+    }
+  }, 240_000);
+
+  it("a lock claimed but not recorded (payment left lock_pending) is completed from the chain by the next call; cancel waits for it", async () => {
+    await minedReceipt(await (stablecoin.connect(new NonceManager(agent)) as Contract).approve(payments.escrow.address, AMOUNT_RAW * 2n));
+    const prisma = prismaOf(p);
+    const payee = payments.payee.address;
+    // Locked on chain by the platform's operator, then the process stopped before recording it.
+    const sent = expectOk(await createOrder(p, machine, token), 201).item.id as string;
+    expectOk(await post(sent, "/payment-intent", { rail: "onchain-escrow" }));
+    await prisma.marketPayment.update({ where: { orderId: sent }, data: { status: "lock_pending", payer: agent.address } });
+    expectMarketsError(await post(sent, "/cancel"), 409, "ORDER_STATE_INVALID");
+    const lockTx = await marketsServices(p).paymentChain.escrow().lock({ orderId: sent, payer: agent.address, payee, amountRaw: AMOUNT_RAW });
+    const balanceAfterLock = (await stablecoin.balanceOf(agent.address)) as bigint;
+    const recorded = expectOk(await post(sent, "/payment/escrow-lock", {})).item;
+    expect(recorded).toMatchObject({ orderStatus: "ready", payment: { status: "held", payer: agent.address, txHash: null, details: { escrowLock: { txHash: null, state: "locked" } } } });
+    expect(lockTx.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await stablecoin.balanceOf(agent.address)).toBe(balanceAfterLock);
+
+    // Claimed, nothing sent: the next call sends the lock for the claimed payer; another payer is refused.
+    const unsent = expectOk(await createOrder(p, machine, token), 201).item.id as string;
+    expectOk(await post(unsent, "/payment-intent", { rail: "onchain-escrow" }));
+    await prisma.marketPayment.update({ where: { orderId: unsent }, data: { status: "lock_pending", payer: agent.address } });
+    expectMarketsError(await post(unsent, "/payment/escrow-lock", { payer: payments.agents[1]!.address }), 400, "VALIDATION_ERROR");
+    const locked = expectOk(await post(unsent, "/payment/escrow-lock", {})).item;
+    expect(locked).toMatchObject({ orderStatus: "ready", payment: { status: "held", payer: agent.address } });
+    expect(locked.payment.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await escrowState(unsent)).toBe("locked");
+    expect(await stablecoin.balanceOf(agent.address)).toBe(balanceAfterLock - AMOUNT_RAW);
   }, 60_000);
 });

@@ -66,21 +66,47 @@ export class PaymentSettlementService {
     }, (p) => this.sameProof(p, input));
   }
 
-  /** POST .../payment/escrow-lock: the operator locks the payer's stablecoin in PaymentEscrow (idempotent). */
+  /**
+   * POST .../payment/escrow-lock: the operator locks the payer's stablecoin in PaymentEscrow (idempotent).
+   * Claim, then act on chain, then record: under the order's row lock the payment moves intent_created -> lock_pending
+   * with its payer (so cancel, which needs intent_created, cannot run while the lock is sent); then the lock; then
+   * lock_pending -> held and the order -> ready. When this call's lock fails and the escrow is still empty on chain,
+   * its claim is given back exactly as it was (the refusal changes nothing); a claim left behind otherwise (a crash,
+   * an unanswered send) is completed by the next call from the escrow's state (an escrow already locked with the same
+   * terms is recorded without a second transaction).
+   */
   async escrowLock(token: string | null | undefined, orderId: string, details: unknown): Promise<PaymentResult> {
     const input = details === null || details === undefined ? {} : jsonObject(details);
-    const { order, payment } = await this.snapshot(token, orderId);
-    assertOpen(order);
-    if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
-    if (payment.status === "held") return result(payment, order);
-    if (payment.status !== "intent_created") throw MarketsErrors.orderStateInvalid();
-    const payer = addressOf(input.payer ?? payment.payer);
-    if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
+    type Claim = { done: PaymentResult } | { done?: undefined; payment: PaymentRow; claimed: false } | { done?: undefined; payment: PaymentRow; claimed: true; payer: string };
+    const claim = await this.orders.agentWrite(token, orderId, async (tx, order): Promise<Claim> => {
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      if (!payment) throw MarketsErrors.orderStateInvalid();
+      assertOpen(order);
+      if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
+      if (payment.status === "held") return { done: result(payment, order) };
+      if (payment.status === "lock_pending") return { payment, claimed: false };
+      if (payment.status !== "intent_created") throw MarketsErrors.orderStateInvalid();
+      const payer = addressOf(input.payer ?? payment.payer);
+      if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
+      authorizationOf(input.authorization);
+      this.chain.escrow(); // PAYMENT_RAIL_UNAVAILABLE refuses before anything is claimed
+      await transitionPayment(tx, payment, "lock_pending", new Date(this.clock.now()), { payer });
+      return { payment, claimed: true, payer };
+    });
+    if (claim.done) return claim.done;
+    const { payment } = claim;
+    const payer = claim.claimed ? claim.payer : addressOf(payment.payer);
+    if (!claim.claimed && input.payer !== undefined && addressOf(input.payer) !== payer) throw MarketsErrors.validation();
     const authorization = authorizationOf(input.authorization);
-    const locked = await this.chain.escrow().lock({ orderId, payer, payee: payment.payee!, amountRaw: BigInt(payment.amountRaw!), authorization });
-    return this.commit(token, orderId, "intent_created", async (tx, current, currentPayment, actor, now) => {
+    let locked: Awaited<ReturnType<ReturnType<PaymentChain["escrow"]>["lock"]>>;
+    try {
+      locked = await this.chain.escrow().lock({ orderId, payer, payee: payment.payee!, amountRaw: BigInt(payment.amountRaw!), authorization });
+    } catch (error) {
+      if (claim.claimed) await this.releaseLockClaim(orderId, payment);
+      throw error;
+    }
+    return this.commit(token, orderId, "lock_pending", async (tx, current, currentPayment, actor, now) => {
       const held = await transitionPayment(tx, currentPayment, "held", now, {
-        payer,
         proofMode: "rpc",
         escrowRef: locked.escrow.orderKey,
         ...(locked.txHash ? { txHash: locked.txHash } : {}),
@@ -90,6 +116,19 @@ export class PaymentSettlementService {
       await this.audit(tx, "market.payment.escrow-held", current, held, actor, now, { txHash: locked.txHash, before: { status: "intent_created" } });
       return result(held, after);
     }, (p) => p.status === "held");
+  }
+
+  /** A failed lock gives its claim back, as the payment was, while nothing is locked on chain for the order. */
+  private async releaseLockClaim(orderId: string, before: PaymentRow): Promise<void> {
+    try {
+      if ((await this.chain.escrow().read(orderId)).state !== "none") return;
+    } catch {
+      return; // the chain cannot be read: keep the claim for the next call to complete
+    }
+    await this.orders.store.write(async (tx) => {
+      await lockOrder(tx, orderId);
+      await tx.marketPayment.updateMany({ where: { id: before.id, status: "lock_pending" }, data: { status: "intent_created", payer: before.payer, updatedAt: before.updatedAt } });
+    });
   }
 
   /** POST .../payment/release: a confirmed order's payment (release_pending) goes to the payee; escrow releases on chain. */
