@@ -6,7 +6,8 @@
  * delivered with its payment refunded, and every escrow on chain must match its payment row. Likewise an escrow lock
  * claims intent_created -> lock_pending before it sends, so a cancel sent with it cannot leave the stablecoin locked
  * for a cancelled order. A claim left behind (lock_pending, refund_pending) is completed from the chain by the next
- * call. Runs on PGlite, and on PostgreSQL when DATABASE_URL is set.
+ * call. An x402 authorization settled on chain by an execute whose record did not commit is recorded by the next
+ * execute, not refused as used nor paid twice. Runs on PGlite, and on PostgreSQL when DATABASE_URL is set.
  */
 import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
 import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 import type { DemoPaymentsFixture } from "../../subgraphs/shared/chain/payments-setup.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
+import { randomNonce, signAuthorization } from "../../subgraphs/markets/orders/payments/eip3009.js";
 import { escrowOrderKey } from "../../subgraphs/markets/orders/payments/escrow.js";
 import {
   agentHeaders,
@@ -209,5 +211,30 @@ describe(`escrow refund and execute claim their transitions (${usesPostgres ? "P
     expect(locked.payment.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await escrowState(unsent)).toBe("locked");
     expect(await stablecoin.balanceOf(agent.address)).toBe(balanceAfterLock - AMOUNT_RAW);
+  }, 60_000);
+
+  it("an x402 settlement mined by an execute whose record did not commit is recorded by the next execute, once", async () => {
+    const order = expectOk(await createOrder(p, machine, token), 201).item;
+    const requirements = expectOk(await post(order.id, "/payment-intent", { rail: "x402" })).item.payment.details.paymentRequirements;
+    const now = Math.floor(Date.now() / 1000);
+    const authorization = { from: agent.address, to: requirements.payTo, value: requirements.maxAmountRequired, validAfter: String(now - 60), validBefore: String(now + 300), nonce: randomNonce() };
+    const domain = { name: requirements.extra.name, version: requirements.extra.version, chainId: p.demo.chainId, verifyingContract: payments.stablecoin.address };
+    const signature = await signAuthorization(agent, domain, authorization);
+    const payload = { x402Version: 1, scheme: "exact", network: requirements.network, payload: { signature, authorization } };
+    expectOk(await post(order.id, "/payment-proof", { paymentSignature: Buffer.from(JSON.stringify(payload)).toString("base64") }));
+
+    // The authorization is settled on chain (as an earlier execute's send would have), and nothing was recorded.
+    const a = authorization;
+    const settle = await (stablecoin.connect(new NonceManager(agent)) as Contract)["transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)"](
+      a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, signature,
+    );
+    const mined = await minedReceipt(settle);
+    const payeeBefore = (await stablecoin.balanceOf(payments.payee.address)) as bigint;
+
+    const executed = expectOk(await post(order.id, "/execute")).item;
+    expect(executed.order.status).toBe("confirmed");
+    const payment = await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId: order.id } });
+    expect({ status: payment.status, txHash: payment.txHash }).toEqual({ status: "released", txHash: mined.hash.toLowerCase() });
+    expect(await stablecoin.balanceOf(payments.payee.address)).toBe(payeeBefore);
   }, 60_000);
 });

@@ -22,7 +22,7 @@ import { paymentView, type PaymentView } from "./payment.service.js";
 import type { PaymentChain } from "./index.js";
 import { PaymentErrors } from "./payment.errors.js";
 import { checkErc20Transfer } from "./transfer.check.js";
-import { parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
+import { findSettlement, parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
 import { jsonObject, type JsonObject } from "../../common/support.js";
 import { getAddress, isAddress, isHexString } from "ethers";
 
@@ -185,12 +185,18 @@ export class PaymentSettlementService {
     }, (p) => p.status === "refunded");
   }
 
-  /** Execute, before the provider is called: an x402 order's committed authorization is settled on chain (once). */
+  /**
+   * Execute, before the provider is called: an x402 order's committed authorization is settled on chain (once). The
+   * claim is execute's own ready -> executing, so no second execute or refund can run alongside; a settlement already
+   * mined for the authorization (the record of an earlier attempt did not commit) is recorded instead of re-sent.
+   */
   async settleBeforeRun(orderId: string, actor: Actor): Promise<void> {
     const payment = await this.orders.store.read((prisma) => prisma.marketPayment.findUnique({ where: { orderId } }));
     if (!payment || payment.rail !== "x402" || payment.status !== "held" || payment.txHash) return;
     const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
-    const settled = await settlePayment(this.x402Context(), payment.authorization as unknown as PaymentPayload, requirements);
+    const payload = payment.authorization as unknown as PaymentPayload;
+    // Settled on chain by an earlier execute whose record did not commit: record that transfer, send nothing.
+    const settled = (await findSettlement(this.x402Context(), payload, requirements)) ?? (await settlePayment(this.x402Context(), payload, requirements));
     await this.orders.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
       const now = new Date(this.clock.now());
