@@ -7,7 +7,8 @@
  * claims intent_created -> lock_pending before it sends, so a cancel sent with it cannot leave the stablecoin locked
  * for a cancelled order. A claim left behind (lock_pending, refund_pending) is completed from the chain by the next
  * call. An x402 authorization settled on chain by an execute whose record did not commit is recorded by the next
- * execute, not refused as used nor paid twice. Runs on PGlite, and on PostgreSQL when DATABASE_URL is set.
+ * execute, not refused as used nor paid twice; concurrent releases or refunds all answer the one transition and the
+ * escrow pays out once. Runs on PGlite, and on PostgreSQL when DATABASE_URL is set.
  */
 import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -236,5 +237,29 @@ describe(`escrow refund and execute claim their transitions (${usesPostgres ? "P
     const payment = await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId: order.id } });
     expect({ status: payment.status, txHash: payment.txHash }).toEqual({ status: "released", txHash: mined.hash.toLowerCase() });
     expect(await stablecoin.balanceOf(payments.payee.address)).toBe(payeeBefore);
+  }, 60_000);
+
+  it("three releases or three refunds sent at once all answer the one transition; the escrow pays out once", async () => {
+    await minedReceipt(await (stablecoin.connect(new NonceManager(agent)) as Contract).approve(payments.escrow.address, AMOUNT_RAW * 2n));
+    const balance = async (address: string) => (await stablecoin.balanceOf(address)) as bigint;
+    const released = await escrowedOrder();
+    expectOk(await post(released, "/execute"));
+    expectOk(await post(released, "/confirm"));
+    const payeeBefore = await balance(payments.payee.address);
+    const releases = await Promise.all([1, 2, 3].map(() => post(released, "/payment/release")));
+    expect(releases.map((a) => [a.status, a.json().item?.payment.status])).toEqual([[200, "released"], [200, "released"], [200, "released"]]);
+    expect(await balance(payments.payee.address)).toBe(payeeBefore + AMOUNT_RAW);
+    expect(await escrowState(released)).toBe("released");
+
+    const refunded = await escrowedOrder();
+    const payerBefore = await balance(agent.address);
+    const refunds = await Promise.all([1, 2, 3].map(() => post(refunded, "/payment/refund")));
+    expect(refunds.map((a) => [a.status, a.json().item?.payment.status, a.json().item?.orderStatus])).toEqual([
+      [200, "refunded", "cancelled"],
+      [200, "refunded", "cancelled"],
+      [200, "refunded", "cancelled"],
+    ]);
+    expect(await balance(agent.address)).toBe(payerBefore + AMOUNT_RAW);
+    expect(await escrowState(refunded)).toBe("refunded");
   }, 60_000);
 });

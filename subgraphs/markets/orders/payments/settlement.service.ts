@@ -135,19 +135,14 @@ export class PaymentSettlementService {
   async release(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
     const { payment } = await this.snapshot(token, orderId);
     if (payment.status !== "release_pending") throw MarketsErrors.orderStateInvalid();
-    let txHash: string | null = null;
-    if (payment.rail === "onchain-escrow") {
-      const onChain = await this.chain.escrow().read(orderId);
-      // Released on chain by an earlier call whose record did not commit: record it without a second transaction.
-      if (onChain.state !== "released") txHash = (await this.chain.escrow().release(orderId)).txHash;
-    }
+    const txHash = payment.rail === "onchain-escrow" ? await this.escrowOnce(orderId, "release") : null;
     return this.commit(token, orderId, "release_pending", async (tx, current, currentPayment, actor, now) => {
       const released = await transitionPayment(tx, currentPayment, "released", now, {
         details: { ...(currentPayment.details as JsonObject), release: { txHash } } as never,
       });
       await this.audit(tx, "market.payment.released", current, released, actor, now, { txHash, before: { status: "release_pending" } });
       return result(released, current);
-    });
+    }, (p) => p.status === "released");
   }
 
   /**
@@ -159,7 +154,6 @@ export class PaymentSettlementService {
    * failure after the claim) is completed by the next refund call from the escrow's state on chain.
    */
   async refund(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
-    const escrow = () => this.chain.escrow();
     await this.orders.agentWrite(token, orderId, async (tx, order) => {
       const payment = await tx.marketPayment.findUnique({ where: { orderId } });
       if (!payment) throw MarketsErrors.orderStateInvalid();
@@ -168,14 +162,12 @@ export class PaymentSettlementService {
       if (payment.status !== "held" || !["ready", "failed"].includes(order.status)) {
         throw order.status === "confirmed" || order.status === "cancelled" ? MarketsErrors.orderClosed() : MarketsErrors.orderStateInvalid();
       }
-      escrow(); // PAYMENT_RAIL_UNAVAILABLE refuses before anything is claimed
+      this.chain.escrow(); // PAYMENT_RAIL_UNAVAILABLE refuses before anything is claimed
       const now = new Date(this.clock.now());
       await transitionPayment(tx, payment, "refund_pending", now);
       if (order.status === "ready") await transitionOrder(tx, order, "cancelled", now);
     });
-    const onChain = await escrow().read(orderId);
-    // Refunded on chain by an earlier call whose record did not commit: record it without a second transaction.
-    const txHash = onChain.state === "refunded" ? null : (await escrow().refund(orderId)).txHash;
+    const txHash = await this.escrowOnce(orderId, "refund");
     return this.commit(token, orderId, "refund_pending", async (tx, current, currentPayment, actor, now) => {
       const refunded = await transitionPayment(tx, currentPayment, "refunded", now, {
         details: { ...(currentPayment.details as JsonObject), refund: { txHash } } as never,
@@ -183,6 +175,23 @@ export class PaymentSettlementService {
       await this.audit(tx, "market.payment.refunded", current, refunded, actor, now, { txHash, before: { status: "held" } });
       return result(refunded, current);
     }, (p) => p.status === "refunded");
+  }
+
+  /**
+   * The escrow's release or refund, sent once: an escrow already in that state on chain (sent by an earlier call whose
+   * record did not commit, or by a concurrent call) answers null without a transaction, also when this call's own
+   * send failed because the other one got there first.
+   */
+  private async escrowOnce(orderId: string, action: "release" | "refund"): Promise<string | null> {
+    const done = action === "release" ? "released" : "refunded";
+    const escrow = this.chain.escrow();
+    if ((await escrow.read(orderId)).state === done) return null;
+    try {
+      return (await escrow[action](orderId)).txHash;
+    } catch (error) {
+      if ((await escrow.read(orderId).catch(() => null))?.state === done) return null;
+      throw error;
+    }
   }
 
   /**
