@@ -21,6 +21,7 @@ import type { OrderService } from "../order.service.js";
 import { paymentView, type PaymentView } from "./payment.service.js";
 import type { PaymentChain } from "./index.js";
 import { PaymentErrors } from "./payment.errors.js";
+import { escrowOnce, giveBackLockClaim } from "./escrow.claims.js";
 import { checkErc20Transfer } from "./transfer.check.js";
 import { findSettlement, parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
 import { jsonObject, type JsonObject } from "../../common/support.js";
@@ -102,7 +103,7 @@ export class PaymentSettlementService {
     try {
       locked = await this.chain.escrow().lock({ orderId, payer, payee: payment.payee!, amountRaw: BigInt(payment.amountRaw!), authorization });
     } catch (error) {
-      if (claim.claimed) await this.releaseLockClaim(orderId, payment);
+      if (claim.claimed) await giveBackLockClaim(this.orders.store, this.chain.escrow(), orderId, payment);
       throw error;
     }
     return this.commit(token, orderId, "lock_pending", async (tx, current, currentPayment, actor, now) => {
@@ -118,24 +119,11 @@ export class PaymentSettlementService {
     }, (p) => p.status === "held");
   }
 
-  /** A failed lock gives its claim back, as the payment was, while nothing is locked on chain for the order. */
-  private async releaseLockClaim(orderId: string, before: PaymentRow): Promise<void> {
-    try {
-      if ((await this.chain.escrow().read(orderId)).state !== "none") return;
-    } catch {
-      return; // the chain cannot be read: keep the claim for the next call to complete
-    }
-    await this.orders.store.write(async (tx) => {
-      await lockOrder(tx, orderId);
-      await tx.marketPayment.updateMany({ where: { id: before.id, status: "lock_pending" }, data: { status: "intent_created", payer: before.payer, updatedAt: before.updatedAt } });
-    });
-  }
-
   /** POST .../payment/release: a confirmed order's payment (release_pending) goes to the payee; escrow releases on chain. */
   async release(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
     const { payment } = await this.snapshot(token, orderId);
     if (payment.status !== "release_pending") throw MarketsErrors.orderStateInvalid();
-    const txHash = payment.rail === "onchain-escrow" ? await this.escrowOnce(orderId, "release") : null;
+    const txHash = payment.rail === "onchain-escrow" ? await escrowOnce(this.chain.escrow(), orderId, "release") : null;
     return this.commit(token, orderId, "release_pending", async (tx, current, currentPayment, actor, now) => {
       const released = await transitionPayment(tx, currentPayment, "released", now, {
         details: { ...(currentPayment.details as JsonObject), release: { txHash } } as never,
@@ -167,7 +155,7 @@ export class PaymentSettlementService {
       await transitionPayment(tx, payment, "refund_pending", now);
       if (order.status === "ready") await transitionOrder(tx, order, "cancelled", now);
     });
-    const txHash = await this.escrowOnce(orderId, "refund");
+    const txHash = await escrowOnce(this.chain.escrow(), orderId, "refund");
     return this.commit(token, orderId, "refund_pending", async (tx, current, currentPayment, actor, now) => {
       const refunded = await transitionPayment(tx, currentPayment, "refunded", now, {
         details: { ...(currentPayment.details as JsonObject), refund: { txHash } } as never,
@@ -175,23 +163,6 @@ export class PaymentSettlementService {
       await this.audit(tx, "market.payment.refunded", current, refunded, actor, now, { txHash, before: { status: "held" } });
       return result(refunded, current);
     }, (p) => p.status === "refunded");
-  }
-
-  /**
-   * The escrow's release or refund, sent once: an escrow already in that state on chain (sent by an earlier call whose
-   * record did not commit, or by a concurrent call) answers null without a transaction, also when this call's own
-   * send failed because the other one got there first.
-   */
-  private async escrowOnce(orderId: string, action: "release" | "refund"): Promise<string | null> {
-    const done = action === "release" ? "released" : "refunded";
-    const escrow = this.chain.escrow();
-    if ((await escrow.read(orderId)).state === done) return null;
-    try {
-      return (await escrow[action](orderId)).txHash;
-    } catch (error) {
-      if ((await escrow.read(orderId).catch(() => null))?.state === done) return null;
-      throw error;
-    }
   }
 
   /**
