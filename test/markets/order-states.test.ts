@@ -1,8 +1,9 @@
 /**
- * The order and payment state machines live in the database (triggers of migration
- * 20261124005841_market_pairings_orders_payments): every pair (from, to) of statuses is tried with a plain UPDATE,
- * and exactly the transitions of subgraphs/markets/orders/order.states.ts succeed; rows must start `created` (orders) or
- * `intent_created` / `not_required` (payments). Runs on PGlite and, with DATABASE_URL, on PostgreSQL.
+ * The order and payment state machines live in the database (triggers of migrations
+ * 20261124005841_market_pairings_orders_payments and 20261126151500_market_payment_claims): every pair (from, to)
+ * of statuses is tried with a plain UPDATE, and exactly the transitions of subgraphs/markets/orders/order.states.ts
+ * succeed; rows must start `created` (orders) or `intent_created` / `not_required` (payments). Runs on PGlite and,
+ * with DATABASE_URL, on PostgreSQL.
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,7 @@
 /**
  * The order and payment state machines of public notes 2.7, as the services use them for conditional updates. The
- * database enforces the same tables with triggers (migration 20261124005841_market_pairings_orders_payments):
+ * database enforces the same tables with triggers (migrations 20261124005841_market_pairings_orders_payments and
+ * 20261126151500_market_payment_claims):
  * an update that is not a listed transition fails whatever the caller, so concurrent calls cannot leave a state
  * behind that the table does not allow. test/markets/order-states.test.ts proves the two agree.
  *
@@ -28,15 +29,23 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatu
   cancelled: [],
 };
 
-/** MarketPaymentStatus: intent_created -> held -> release_pending -> released, plus not_required, refunded, frozen. */
-export const PAYMENT_STATUSES = ["intent_created", "held", "release_pending", "released", "not_required", "refunded", "frozen"] as const;
+/**
+ * MarketPaymentStatus: intent_created -> held -> release_pending -> released, plus not_required, refunded, frozen, and
+ * the claims written under the order's row lock before an escrow transaction is sent (orders/payments/settlement.service.ts):
+ * lock_pending (escrow lock; back to intent_created when the lock failed and nothing is locked) and refund_pending.
+ * held -> refunded is no longer used by the services; the database keeps it legal for replicas of the previous
+ * release during an upgrade.
+ */
+export const PAYMENT_STATUSES = ["intent_created", "held", "release_pending", "released", "not_required", "refunded", "frozen", "refund_pending", "lock_pending"] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const PAYMENT_INITIAL: readonly PaymentStatus[] = ["intent_created", "not_required"];
 
 export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  intent_created: ["held", "refunded"],
-  held: ["release_pending", "released", "frozen", "refunded"],
+  intent_created: ["held", "refunded", "lock_pending"],
+  lock_pending: ["held", "intent_created"],
+  held: ["release_pending", "released", "frozen", "refunded", "refund_pending"],
+  refund_pending: ["refunded"],
   release_pending: ["released", "frozen"],
   frozen: ["released", "refunded"],
   released: [],

@@ -56,7 +56,7 @@ export class MarketPayment {
   @Field(S) orderId!: string;
   @Field(S) machineId!: string;
   @Field(S) rail!: string;
-  @Field(S, { description: "intent_created | held | release_pending | released | not_required | refunded | frozen." }) status!: string;
+  @Field(S, { description: "intent_created | held | release_pending | released | not_required | refunded | frozen | lock_pending | refund_pending." }) status!: string;
   @Field(() => Boolean) required!: boolean;
   @Field(() => String, N) amount!: string | null;
   @Field(() => String, N) currency!: string | null;

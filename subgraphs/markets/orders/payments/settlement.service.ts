@@ -10,6 +10,8 @@
  *    payment's and order's transitions with their market.payment.* audit event.
  * A request that lost a race in step 3 finds the payment moved: the same proof or lock answers the payment as it is
  * (idempotent); anything else is ORDER_STATE_INVALID. The escrow itself is idempotent on chain (escrow.ts).
+ * Refund, which races execute for a `ready` order, writes its claim in step 1 instead (payment refund_pending, order
+ * cancelled) and completes a claim left behind from the chain (refund below; docs/markets-payments.md).
  */
 import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type AuditKind, type MarketsTx } from "../../common/audit.repository.js";
@@ -19,8 +21,9 @@ import type { OrderService } from "../order.service.js";
 import { paymentView, type PaymentView } from "./payment.service.js";
 import type { PaymentChain } from "./index.js";
 import { PaymentErrors } from "./payment.errors.js";
+import { escrowOnce, giveBackLockClaim } from "./escrow.claims.js";
 import { checkErc20Transfer } from "./transfer.check.js";
-import { parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
+import { findSettlement, parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
 import { jsonObject, type JsonObject } from "../../common/support.js";
 import { getAddress, isAddress, isHexString } from "ethers";
 
@@ -64,21 +67,47 @@ export class PaymentSettlementService {
     }, (p) => this.sameProof(p, input));
   }
 
-  /** POST .../payment/escrow-lock: the operator locks the payer's stablecoin in PaymentEscrow (idempotent). */
+  /**
+   * POST .../payment/escrow-lock: the operator locks the payer's stablecoin in PaymentEscrow (idempotent).
+   * Claim, then act on chain, then record: under the order's row lock the payment moves intent_created -> lock_pending
+   * with its payer (so cancel, which needs intent_created, cannot run while the lock is sent); then the lock; then
+   * lock_pending -> held and the order -> ready. When this call's lock fails and the escrow is still empty on chain,
+   * its claim is given back exactly as it was (the refusal changes nothing); a claim left behind otherwise (a crash,
+   * an unanswered send) is completed by the next call from the escrow's state (an escrow already locked with the same
+   * terms is recorded without a second transaction).
+   */
   async escrowLock(token: string | null | undefined, orderId: string, details: unknown): Promise<PaymentResult> {
     const input = details === null || details === undefined ? {} : jsonObject(details);
-    const { order, payment } = await this.snapshot(token, orderId);
-    assertOpen(order);
-    if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
-    if (payment.status === "held") return result(payment, order);
-    if (payment.status !== "intent_created") throw MarketsErrors.orderStateInvalid();
-    const payer = addressOf(input.payer ?? payment.payer);
-    if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
+    type Claim = { done: PaymentResult } | { done?: undefined; payment: PaymentRow; claimed: false } | { done?: undefined; payment: PaymentRow; claimed: true; payer: string };
+    const claim = await this.orders.agentWrite(token, orderId, async (tx, order): Promise<Claim> => {
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      if (!payment) throw MarketsErrors.orderStateInvalid();
+      assertOpen(order);
+      if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
+      if (payment.status === "held") return { done: result(payment, order) };
+      if (payment.status === "lock_pending") return { payment, claimed: false };
+      if (payment.status !== "intent_created") throw MarketsErrors.orderStateInvalid();
+      const payer = addressOf(input.payer ?? payment.payer);
+      if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
+      authorizationOf(input.authorization);
+      this.chain.escrow(); // PAYMENT_RAIL_UNAVAILABLE refuses before anything is claimed
+      await transitionPayment(tx, payment, "lock_pending", new Date(this.clock.now()), { payer });
+      return { payment, claimed: true, payer };
+    });
+    if (claim.done) return claim.done;
+    const { payment } = claim;
+    const payer = claim.claimed ? claim.payer : addressOf(payment.payer);
+    if (!claim.claimed && input.payer !== undefined && addressOf(input.payer) !== payer) throw MarketsErrors.validation();
     const authorization = authorizationOf(input.authorization);
-    const locked = await this.chain.escrow().lock({ orderId, payer, payee: payment.payee!, amountRaw: BigInt(payment.amountRaw!), authorization });
-    return this.commit(token, orderId, "intent_created", async (tx, current, currentPayment, actor, now) => {
+    let locked: Awaited<ReturnType<ReturnType<PaymentChain["escrow"]>["lock"]>>;
+    try {
+      locked = await this.chain.escrow().lock({ orderId, payer, payee: payment.payee!, amountRaw: BigInt(payment.amountRaw!), authorization });
+    } catch (error) {
+      if (claim.claimed) await giveBackLockClaim(this.orders.store, this.chain.escrow(), orderId, payment);
+      throw error;
+    }
+    return this.commit(token, orderId, "lock_pending", async (tx, current, currentPayment, actor, now) => {
       const held = await transitionPayment(tx, currentPayment, "held", now, {
-        payer,
         proofMode: "rpc",
         escrowRef: locked.escrow.orderKey,
         ...(locked.txHash ? { txHash: locked.txHash } : {}),
@@ -94,49 +123,60 @@ export class PaymentSettlementService {
   async release(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
     const { payment } = await this.snapshot(token, orderId);
     if (payment.status !== "release_pending") throw MarketsErrors.orderStateInvalid();
-    let txHash: string | null = null;
-    if (payment.rail === "onchain-escrow") {
-      const onChain = await this.chain.escrow().read(orderId);
-      // Released on chain by an earlier call whose record did not commit: record it without a second transaction.
-      if (onChain.state !== "released") txHash = (await this.chain.escrow().release(orderId)).txHash;
-    }
+    const txHash = payment.rail === "onchain-escrow" ? await escrowOnce(this.chain.escrow(), orderId, "release") : null;
     return this.commit(token, orderId, "release_pending", async (tx, current, currentPayment, actor, now) => {
       const released = await transitionPayment(tx, currentPayment, "released", now, {
         details: { ...(currentPayment.details as JsonObject), release: { txHash } } as never,
       });
       await this.audit(tx, "market.payment.released", current, released, actor, now, { txHash, before: { status: "release_pending" } });
       return result(released, current);
-    });
+    }, (p) => p.status === "released");
   }
 
   /**
    * POST .../payment/refund: an escrowed payment goes back to the payer while the order has not delivered (ready:
    * the order is cancelled with it; failed). Frozen (disputed) payments are the arbiter's, not the agent's.
+   * Claim, then act on chain, then record: under the order's row lock the payment moves held -> refund_pending and a
+   * `ready` order to `cancelled` (so execute, which claims ready -> executing under the same lock, cannot run it);
+   * then the escrow refund is sent; then refund_pending -> refunded. A payment left refund_pending (a crash or chain
+   * failure after the claim) is completed by the next refund call from the escrow's state on chain.
    */
   async refund(token: string | null | undefined, orderId: string): Promise<PaymentResult> {
-    const { order, payment } = await this.snapshot(token, orderId);
-    if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
-    if (payment.status !== "held" || !["ready", "failed"].includes(order.status)) {
-      throw order.status === "confirmed" || order.status === "cancelled" ? MarketsErrors.orderClosed() : MarketsErrors.orderStateInvalid();
-    }
-    const onChain = await this.chain.escrow().read(orderId);
-    const txHash = onChain.state === "refunded" ? null : (await this.chain.escrow().refund(orderId)).txHash;
-    return this.commit(token, orderId, "held", async (tx, current, currentPayment, actor, now) => {
+    await this.orders.agentWrite(token, orderId, async (tx, order) => {
+      const payment = await tx.marketPayment.findUnique({ where: { orderId } });
+      if (!payment) throw MarketsErrors.orderStateInvalid();
+      if (payment.rail !== "onchain-escrow") throw MarketsErrors.validation();
+      if (payment.status === "refund_pending") return;
+      if (payment.status !== "held" || !["ready", "failed"].includes(order.status)) {
+        throw order.status === "confirmed" || order.status === "cancelled" ? MarketsErrors.orderClosed() : MarketsErrors.orderStateInvalid();
+      }
+      this.chain.escrow(); // PAYMENT_RAIL_UNAVAILABLE refuses before anything is claimed
+      const now = new Date(this.clock.now());
+      await transitionPayment(tx, payment, "refund_pending", now);
+      if (order.status === "ready") await transitionOrder(tx, order, "cancelled", now);
+    });
+    const txHash = await escrowOnce(this.chain.escrow(), orderId, "refund");
+    return this.commit(token, orderId, "refund_pending", async (tx, current, currentPayment, actor, now) => {
       const refunded = await transitionPayment(tx, currentPayment, "refunded", now, {
         details: { ...(currentPayment.details as JsonObject), refund: { txHash } } as never,
       });
-      const after = current.status === "ready" ? await transitionOrder(tx, current, "cancelled", now) : current;
       await this.audit(tx, "market.payment.refunded", current, refunded, actor, now, { txHash, before: { status: "held" } });
-      return result(refunded, after);
-    });
+      return result(refunded, current);
+    }, (p) => p.status === "refunded");
   }
 
-  /** Execute, before the provider is called: an x402 order's committed authorization is settled on chain (once). */
+  /**
+   * Execute, before the provider is called: an x402 order's committed authorization is settled on chain (once). The
+   * claim is execute's own ready -> executing, so no second execute or refund can run alongside; a settlement already
+   * mined for the authorization (the record of an earlier attempt did not commit) is recorded instead of re-sent.
+   */
   async settleBeforeRun(orderId: string, actor: Actor): Promise<void> {
     const payment = await this.orders.store.read((prisma) => prisma.marketPayment.findUnique({ where: { orderId } }));
     if (!payment || payment.rail !== "x402" || payment.status !== "held" || payment.txHash) return;
     const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
-    const settled = await settlePayment(this.x402Context(), payment.authorization as unknown as PaymentPayload, requirements);
+    const payload = payment.authorization as unknown as PaymentPayload;
+    // Settled on chain by an earlier execute whose record did not commit: record that transfer, send nothing.
+    const settled = (await findSettlement(this.x402Context(), payload, requirements)) ?? (await settlePayment(this.x402Context(), payload, requirements));
     await this.orders.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
       const now = new Date(this.clock.now());

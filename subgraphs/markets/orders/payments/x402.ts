@@ -11,13 +11,13 @@
  * unused on the token (`authorizationState`, PAYMENT_AUTHORIZATION_USED); the balance covers it
  * (PAYMENT_INSUFFICIENT_FUNDS). Why the `x402` npm package is not used here: docs/markets-payments.md.
  */
-import { getAddress, isAddress, isHexString } from "ethers";
+import { getAddress, id, isAddress, isHexString, zeroPadValue } from "ethers";
 import { contractInterface } from "../../../shared/chain/artifacts.js";
 import type { ChainSender } from "./chain.sender.js";
 import { recoverAuthorizer, type Authorization, type TokenDomain } from "./eip3009.js";
 import { PaymentErrors } from "./payment.errors.js";
 import type { PaymentRpc } from "./rpc.js";
-import { matchTransfer, type CheckedTransfer } from "./transfer.check.js";
+import { matchTransfer, type CheckedTransfer, type RpcReceipt } from "./transfer.check.js";
 
 /** x402 v1 PaymentRequirements (scheme `exact`, EVM). */
 export interface PaymentRequirements {
@@ -154,6 +154,30 @@ export async function settlePayment(
   const sent = await ctx.sender.send(req.asset, data);
   const transfer = matchTransfer(sent.receipt, { token: req.asset, from: auth.from, to: auth.to, amountRaw: BigInt(auth.value) });
   return { ...transfer, payer };
+}
+
+/**
+ * The mined settlement of this authorization, when its nonce is already used: the token's AuthorizationUsed(from,
+ * nonce) log leads to a successful transaction whose Transfer pays exactly the authorization. This is how a
+ * settlement sent by an earlier execute whose record did not commit is recovered instead of being refused as
+ * PAYMENT_AUTHORIZATION_USED. Null when the nonce is unused, or used without such a transfer (cancelled).
+ */
+export async function findSettlement(ctx: X402Context, payload: PaymentPayload, req: PaymentRequirements): Promise<Settlement | null> {
+  const auth = payload.payload.authorization;
+  if ((await tokenView(ctx.rpc, req.asset, "authorizationState", [auth.from, auth.nonce])) !== true) return null;
+  const topics = [id("AuthorizationUsed(address,bytes32)"), zeroPadValue(getAddress(auth.from), 32), auth.nonce];
+  const logs = await ctx.rpc.send<Array<{ transactionHash: string }>>("eth_getLogs", [{ address: req.asset, topics, fromBlock: "0x0", toBlock: "latest" }]);
+  for (const log of logs) {
+    const receipt = await ctx.rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [log.transactionHash]);
+    if (!receipt || receipt.status !== "0x1") continue;
+    try {
+      const transfer = matchTransfer(receipt, { token: req.asset, from: auth.from, to: auth.to, amountRaw: BigInt(auth.value) });
+      return { ...transfer, payer: getAddress(auth.from) };
+    } catch {
+      continue;
+    }
+  }
+  return null;
 }
 
 async function tokenView(rpc: PaymentRpc, token: string, method: string, args: unknown[]): Promise<unknown> {
