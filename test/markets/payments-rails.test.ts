@@ -1,7 +1,7 @@
 /**
  * The chain payment rails end to end over the real REST shim, gateway and markets subgraph, against the embedded anvil
  * with TestStablecoin and PaymentEscrow (docs/markets-payments.md; public notes 2.7 and 5.2): intents naming token,
- * payee and amount; the wallet proof in `rpc` and `recorded` modes with the five documented codes; one payment per
+ * payee and amount; the wallet proof in `rpc` mode with the five documented codes, `recorded` refused by default; one payment per
  * transaction hash; escrow lock (idempotent), release after confirm, refund; x402 proof, settlement during execute and
  * auto-confirmation. Every refusal is checked to leave the payment, the order and the audit log as they were.
  */
@@ -197,16 +197,19 @@ describe("payment rails on chain", () => {
       expectOk(await post(first.orderId, "/payment-proof", { txHash, from: agent.address }));
       const before = await state(second.orderId);
       expectMarketsError(await post(second.orderId, "/payment-proof", { txHash, from: agent.address }), 409, "PAYMENT_TX_ALREADY_USED");
-      expectMarketsError(await post(second.orderId, "/payment-proof", { mode: "recorded", txHash, from: agent.address }), 409, "PAYMENT_TX_ALREADY_USED");
       expect(await state(second.orderId)).toEqual(before);
     });
 
-    it("recorded mode stores the attestation without reading the chain", async () => {
+    it("recorded mode is off by default: a made-up hash is refused and changes nothing", async () => {
       const { orderId } = await orderWithIntent("wallet");
-      const txHash = `0x${"5e".repeat(32)}`;
-      const proved = expectOk(await post(orderId, "/payment-proof", { mode: "recorded", txHash, from: agent.address })).item;
-      expect(proved.payment).toMatchObject({ status: "held", proofMode: "recorded", txHash });
-      expect(proved.orderStatus).toBe("ready");
+      const before = await state(orderId);
+      const made = `0x${"5e".repeat(32)}`;
+      expectMarketsError(await post(orderId, "/payment-proof", { mode: "recorded", txHash: made, from: agent.address }), 403, "PAYMENT_PROOF_MODE_DISABLED");
+      // A real transfer's hash in recorded mode is refused as well: the mode itself is off.
+      const real = await transfer(payments.payee.address, AMOUNT_RAW);
+      expectMarketsError(await post(orderId, "/payment-proof", { mode: "recorded", txHash: real, from: agent.address }), 403, "PAYMENT_PROOF_MODE_DISABLED");
+      expect(await state(orderId)).toEqual(before);
+      expect(before.payment!.status).toBe("intent_created");
     });
   });
 

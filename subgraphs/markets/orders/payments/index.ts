@@ -49,6 +49,11 @@ export class PaymentChain {
     return this.options.payments.x402Network;
   }
 
+  /** MARKET_PAYMENT_RECORDED_PROOFS: whether a wallet proof may be recorded without reading the chain (dev only). */
+  get recordedProofs(): boolean {
+    return this.options.payments.recordedProofs;
+  }
+
   get x402MaxTimeoutSeconds(): number {
     return this.options.payments.x402MaxTimeoutSeconds;
   }

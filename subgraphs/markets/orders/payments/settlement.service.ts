@@ -169,6 +169,8 @@ export class PaymentSettlementService {
   private async walletProof(payment: PaymentRow, input: JsonObject) {
     const mode = input.mode ?? "rpc";
     if (mode !== "rpc" && mode !== "recorded") throw MarketsErrors.validation();
+    // `recorded` reads nothing from the chain: a made-up hash would pay. Development only (MARKET_PAYMENT_RECORDED_PROOFS).
+    if (mode === "recorded" && !this.chain.recordedProofs) throw PaymentErrors.proofModeDisabled();
     const txHash = input.txHash;
     if (typeof txHash !== "string" || !isHexString(txHash, 32)) throw MarketsErrors.validation();
     const payer = addressOf(input.from ?? payment.payer);
