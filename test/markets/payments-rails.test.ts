@@ -177,11 +177,11 @@ describe("payment rails on chain", () => {
       expectMarketsError(await proof({ mode: "rpc", txHash: short }), 400, "PAYMENT_TRANSFER_NOT_FOUND");
       expectMarketsError(await proof({ txHash: `0x${"77".repeat(32)}` }), 409, "PAYMENT_NOT_MINED");
 
-      const poor = Wallet.createRandom().connect(provider);
-      await provider.send("anvil_setBalance", [poor.address, "0xDE0B6B3A7640000"]);
-      const reverted = await (stablecoin.connect(poor) as Contract).transfer(payments.payee.address, AMOUNT_RAW, { gasLimit: 100_000 });
+      // The agent's own transfer of more than it holds, sent past estimation: mined, reverted.
+      const overdraft = (await balance(agent.address)) + 1n;
+      const reverted = await (stablecoin.connect(new NonceManager(agent)) as Contract).transfer(payments.payee.address, overdraft, { gasLimit: 100_000 });
       expect((await polledReceipt(reverted)).status).toBe(0);
-      expectMarketsError(await proof({ txHash: reverted.hash, from: poor.address }), 402, "PAYMENT_TX_FAILED");
+      expectMarketsError(await proof({ txHash: reverted.hash }), 402, "PAYMENT_TX_FAILED");
 
       expectMarketsError(await proof({ txHash: short, chainId: "1" }), 400, "PAYMENT_RPC_REQUIRED");
       expectMarketsError(await proof({ txHash: short, chainId: "31337" }), 502, "PAYMENT_RPC_ERROR");
@@ -214,10 +214,12 @@ describe("payment rails on chain", () => {
   });
 
   it("cli market pay --rail wallet: intent, the demo agent's transfer, the rpc proof", async () => {
-    const order = expectOk(await createOrder(p, machine, token), 201).item;
+    // The CLI pays from the demo market agent, so the order is that agent's pairing's: the payer is who pays.
+    const cliToken = (await pairAgent(p, machine, new Wallet(p.demo.markets!.agent!.privateKey))).pairingToken;
+    const order = expectOk(await createOrder(p, machine, cliToken), 201).item;
     const cliAgent = p.demo.markets!.agent!.address;
     const before = await balance(cliAgent);
-    const run = await runCli(p, ["market", "pay", "--order", order.id, "--rail", "wallet", "--token", token, "--api", p.markets]);
+    const run = await runCli(p, ["market", "pay", "--order", order.id, "--rail", "wallet", "--token", cliToken, "--api", p.markets]);
     expect(run.code, run.stderr).toBe(0);
     const steps = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
     expect(steps.map((s) => s.step)).toEqual(["pay", "transfer", "proof"]);
