@@ -83,6 +83,19 @@ export class PaymentChain {
     return this.rpcs.forChain(this.options.chainId);
   }
 
+  /**
+   * The addresses whose transactions and transfers are the platform's own (lowercase): the escrow contract and the
+   * escrow operator. A transfer they sent (an escrow release or refund, a settlement) never proves a buyer's payment.
+   */
+  platformAddresses(): Set<string> {
+    const own = new Set<string>();
+    const escrow = this.options.addresses.PaymentEscrow;
+    if (escrow) own.add(escrow.toLowerCase());
+    const key = this.options.payments.escrowOperatorKey;
+    if (key) own.add(new Wallet(key).address.toLowerCase());
+    return own;
+  }
+
   /** The escrow operator's sender (escrow and x402 settlement). */
   operator(): ChainSender {
     if (!this.sender) throw PaymentErrors.railUnavailable();
