@@ -137,6 +137,11 @@ const CHECKS: readonly Check[] = [
     unsafe: (c) => !c.payments.streamProofRequired && "false: a self-reported reference pays a stream order (set true)",
   },
   {
+    setting: "MARKET_PAYMENT_RECORDED_PROOFS",
+    parts: ["markets"],
+    unsafe: (c) => c.payments.recordedProofs && "on: a made-up transaction hash pays a market order (set off)",
+  },
+  {
     setting: "OPERATOR_PRIVATE_KEY",
     parts: ["embeddedChain"],
     unsafe: (c) =>

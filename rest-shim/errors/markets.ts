@@ -36,6 +36,8 @@ export const MARKETS_ERRORS = defineErrorTable({
     AGENT_POLICY_DENIED: { status: 403, message: "The delegation policy denies this action." },
     AGENT_SPEND_LIMIT_EXCEEDED: { status: 403, message: "The spend limit of the delegation policy is exceeded." },
     AGENT_DAILY_LIMIT_EXCEEDED: { status: 403, message: "The daily limit of the delegation policy is exceeded." },
+    PAYMENT_PROOF_MODE_DISABLED: { status: 403, message: "This payment proof mode is not enabled on this server." },
+    PAYMENT_PAYER_MISMATCH: { status: 403, message: "The payer is not the agent of the order's pairing." },
     NOT_FOUND: { status: 404, message: "Not found." },
     METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed on this route." },
     MACHINE_NOT_ACTIVE: { status: 409, message: "The machine is not active." },

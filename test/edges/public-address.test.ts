@@ -44,11 +44,16 @@ const REFUSABLE = [
   "MACHINE_IDENTITY_VERIFICATION",
   "AGENT_PAIRING_VERIFICATION",
   "STREAM_PAYMENT_PROOF_REQUIRED",
+  "MARKET_PAYMENT_RECORDED_PROOFS",
   "OPERATOR_PRIVATE_KEY",
   "SEED_DEMO",
 ];
-/** What `npm start` with nothing configured would run with: all but the two switches that default to required. */
-const DEFAULTS_REFUSED = REFUSABLE.filter((name) => name !== "MACHINE_IDENTITY_VERIFICATION" && name !== "AGENT_PAIRING_VERIFICATION");
+/** The switches whose defaults are safe: proofs required, recorded payment proofs off. */
+const SAFE_SWITCHES = ["MACHINE_IDENTITY_VERIFICATION", "AGENT_PAIRING_VERIFICATION", "STREAM_PAYMENT_PROOF_REQUIRED", "MARKET_PAYMENT_RECORDED_PROOFS"];
+/** What `npm start` with nothing configured would run with: all but the switches that default to safe. */
+const DEFAULTS_REFUSED = REFUSABLE.filter((name) => !SAFE_SWITCHES.includes(name));
+/** The switches turned to their development values. */
+const DEV_SWITCHES = { MACHINE_IDENTITY_VERIFICATION: "off", AGENT_PAIRING_VERIFICATION: "off", STREAM_PAYMENT_PROOF_REQUIRED: "false", MARKET_PAYMENT_RECORDED_PROOFS: "on" };
 const PAIRING_SECRET = "configured-pairing-secret-0123456789abcdef";
 const EXTERNAL_CHAIN = { CHAIN_RPC_URL: "http://127.0.0.1:1" };
 
@@ -101,7 +106,7 @@ describe("which settings a role needs outside loopback", () => {
 
   it("with nothing configured, every public or trusting default is named", () => {
     expect(refused({})).toEqual(DEFAULTS_REFUSED);
-    expect(refused({ MACHINE_IDENTITY_VERIFICATION: "off", AGENT_PAIRING_VERIFICATION: "off" })).toEqual(REFUSABLE);
+    expect(refused(DEV_SWITCHES)).toEqual(REFUSABLE);
   });
 
   it("HOST=10.1.2.3 with every documented credential set but MARKETS_SECRETS_KEY is refused, naming it", () => {
@@ -139,8 +144,8 @@ describe("which settings a role needs outside loopback", () => {
     ["PAYMENT_PAYEE_ADDRESS", "the demo payee, lower case", DEMO_PAYEE_ADDRESS.toLowerCase()],
     ["MACHINE_IDENTITY_VERIFICATION", "off", "off"],
     ["AGENT_PAIRING_VERIFICATION", "off", "off"],
-    ["STREAM_PAYMENT_PROOF_REQUIRED", "unset", ""],
     ["STREAM_PAYMENT_PROOF_REQUIRED", "false", "false"],
+    ["MARKET_PAYMENT_RECORDED_PROOFS", "on", "on"],
     ["OPERATOR_PRIVATE_KEY", "unset", ""],
     ["OPERATOR_PRIVATE_KEY", "anvil's account 0", DEV_DEPLOYER_KEY],
     ["SEED_DEMO", "unset", ""],
@@ -164,7 +169,12 @@ describe("which settings a role needs outside loopback", () => {
     expect(refused({ ...EXTERNAL_CHAIN, FAUCET_TOTP_KEY: DEV_TOTP_KEY }, { kind: "subgraph", name: "ratings" })).toEqual(["FAUCET_TOTP_KEY"]);
     expect(refused({ ...EXTERNAL_CHAIN, FAUCET_PRIVATE_KEY: DEV_FAUCET_KEY }, { kind: "subgraph", name: "ratings" })).toEqual(["FAUCET_PRIVATE_KEY"]);
     const markets: Role = { kind: "subgraph", name: "markets" };
-    expect(refused(EXTERNAL_CHAIN, markets)).toEqual(["MARKETS_PAIRING_JWT_SECRETS", "STREAM_PAYMENT_PROOF_REQUIRED"]);
+    expect(refused(EXTERNAL_CHAIN, markets)).toEqual(["MARKETS_PAIRING_JWT_SECRETS"]);
+    expect(refused({ ...EXTERNAL_CHAIN, STREAM_PAYMENT_PROOF_REQUIRED: "false", MARKET_PAYMENT_RECORDED_PROOFS: "on" }, markets)).toEqual([
+      "MARKETS_PAIRING_JWT_SECRETS",
+      "STREAM_PAYMENT_PROOF_REQUIRED",
+      "MARKET_PAYMENT_RECORDED_PROOFS",
+    ]);
     const marketsConfigured = { ...EXTERNAL_CHAIN, MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, STREAM_PAYMENT_PROOF_REQUIRED: "true" };
     expect(refused(marketsConfigured, markets)).toEqual([]);
     // On the embedded chain's dev defaults the markets subgraph would seal, operate escrow and take payments with public keys.

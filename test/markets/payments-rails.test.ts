@@ -1,7 +1,7 @@
 /**
  * The chain payment rails end to end over the real REST shim, gateway and markets subgraph, against the embedded anvil
  * with TestStablecoin and PaymentEscrow (docs/markets-payments.md; public notes 2.7 and 5.2): intents naming token,
- * payee and amount; the wallet proof in `rpc` and `recorded` modes with the five documented codes; one payment per
+ * payee and amount; the wallet proof in `rpc` mode with the five documented codes, `recorded` refused by default; one payment per
  * transaction hash; escrow lock (idempotent), release after confirm, refund; x402 proof, settlement during execute and
  * auto-confirmation. Every refusal is checked to leave the payment, the order and the audit log as they were.
  */
@@ -177,11 +177,11 @@ describe("payment rails on chain", () => {
       expectMarketsError(await proof({ mode: "rpc", txHash: short }), 400, "PAYMENT_TRANSFER_NOT_FOUND");
       expectMarketsError(await proof({ txHash: `0x${"77".repeat(32)}` }), 409, "PAYMENT_NOT_MINED");
 
-      const poor = Wallet.createRandom().connect(provider);
-      await provider.send("anvil_setBalance", [poor.address, "0xDE0B6B3A7640000"]);
-      const reverted = await (stablecoin.connect(poor) as Contract).transfer(payments.payee.address, AMOUNT_RAW, { gasLimit: 100_000 });
+      // The agent's own transfer of more than it holds, sent past estimation: mined, reverted.
+      const overdraft = (await balance(agent.address)) + 1n;
+      const reverted = await (stablecoin.connect(new NonceManager(agent)) as Contract).transfer(payments.payee.address, overdraft, { gasLimit: 100_000 });
       expect((await polledReceipt(reverted)).status).toBe(0);
-      expectMarketsError(await proof({ txHash: reverted.hash, from: poor.address }), 402, "PAYMENT_TX_FAILED");
+      expectMarketsError(await proof({ txHash: reverted.hash }), 402, "PAYMENT_TX_FAILED");
 
       expectMarketsError(await proof({ txHash: short, chainId: "1" }), 400, "PAYMENT_RPC_REQUIRED");
       expectMarketsError(await proof({ txHash: short, chainId: "31337" }), 502, "PAYMENT_RPC_ERROR");
@@ -197,24 +197,29 @@ describe("payment rails on chain", () => {
       expectOk(await post(first.orderId, "/payment-proof", { txHash, from: agent.address }));
       const before = await state(second.orderId);
       expectMarketsError(await post(second.orderId, "/payment-proof", { txHash, from: agent.address }), 409, "PAYMENT_TX_ALREADY_USED");
-      expectMarketsError(await post(second.orderId, "/payment-proof", { mode: "recorded", txHash, from: agent.address }), 409, "PAYMENT_TX_ALREADY_USED");
       expect(await state(second.orderId)).toEqual(before);
     });
 
-    it("recorded mode stores the attestation without reading the chain", async () => {
+    it("recorded mode is off by default: a made-up hash is refused and changes nothing", async () => {
       const { orderId } = await orderWithIntent("wallet");
-      const txHash = `0x${"5e".repeat(32)}`;
-      const proved = expectOk(await post(orderId, "/payment-proof", { mode: "recorded", txHash, from: agent.address })).item;
-      expect(proved.payment).toMatchObject({ status: "held", proofMode: "recorded", txHash });
-      expect(proved.orderStatus).toBe("ready");
+      const before = await state(orderId);
+      const made = `0x${"5e".repeat(32)}`;
+      expectMarketsError(await post(orderId, "/payment-proof", { mode: "recorded", txHash: made, from: agent.address }), 403, "PAYMENT_PROOF_MODE_DISABLED");
+      // A real transfer's hash in recorded mode is refused as well: the mode itself is off.
+      const real = await transfer(payments.payee.address, AMOUNT_RAW);
+      expectMarketsError(await post(orderId, "/payment-proof", { mode: "recorded", txHash: real, from: agent.address }), 403, "PAYMENT_PROOF_MODE_DISABLED");
+      expect(await state(orderId)).toEqual(before);
+      expect(before.payment!.status).toBe("intent_created");
     });
   });
 
   it("cli market pay --rail wallet: intent, the demo agent's transfer, the rpc proof", async () => {
-    const order = expectOk(await createOrder(p, machine, token), 201).item;
+    // The CLI pays from the demo market agent, so the order is that agent's pairing's: the payer is who pays.
+    const cliToken = (await pairAgent(p, machine, new Wallet(p.demo.markets!.agent!.privateKey))).pairingToken;
+    const order = expectOk(await createOrder(p, machine, cliToken), 201).item;
     const cliAgent = p.demo.markets!.agent!.address;
     const before = await balance(cliAgent);
-    const run = await runCli(p, ["market", "pay", "--order", order.id, "--rail", "wallet", "--token", token, "--api", p.markets]);
+    const run = await runCli(p, ["market", "pay", "--order", order.id, "--rail", "wallet", "--token", cliToken, "--api", p.markets]);
     expect(run.code, run.stderr).toBe(0);
     const steps = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
     expect(steps.map((s) => s.step)).toEqual(["pay", "transfer", "proof"]);

@@ -24,6 +24,7 @@ import {
   sellerBody,
   sellerHeaders,
   startMarketsPlatform,
+  transferToPayee,
   type MarketsPlatform,
   type StreamSeller,
 } from "./orders-helpers.js";
@@ -58,7 +59,7 @@ describe("stream order flow end to end (REST only)", () => {
       201,
     ).item;
     expect(order.price).toEqual({ amount: "1.5", currency: "USD" });
-    expectOk(await payStreamOrder(p, order.id, { paymentReference: "invoice-7" }));
+    expectOk(await payStreamOrder(p, order.id, { paymentReference: await transferToPayee(p, order.price.amount) }));
 
     // The seller's agent polls, prepares exactly the bought chunks for the buyer's key.
     const sessions = expectOk(await api(p, "POST", "/stream/delivery-sessions/poll", { ...sellerBody(seller), statuses: ["requested"] })).items;

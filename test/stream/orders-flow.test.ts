@@ -1,7 +1,7 @@
 /**
  * Stream orders, buyer side (order flow; docs/stream-marketplace.md) over the real REST routes: create
- * (price, chunk subset, key normalisation, every refusal leaving nothing behind), read, the seller's view, payment by
- * reference (a `requested` delivery session), and delivery: nothing before paid and prepared, nothing for another
+ * (price, chunk subset, key normalisation, every refusal leaving nothing behind), read, the seller's view, payment by a
+ * transfer's hash as the reference (a `requested` delivery session; a bare reference refused), and delivery: nothing before paid and prepared, nothing for another
  * buyer, only the bought chunks' keys, which the buyer opens with its X25519 key (real crypto) and a wrong key cannot.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +26,7 @@ import {
   seedListing,
   sellerHeaders,
   startMarketsPlatform,
+  transferToPayee,
   type MarketsPlatform,
   type SeededListing,
   type StreamSeller,
@@ -134,7 +135,7 @@ describe("stream orders: buyer flow", () => {
     expectMarketsError(await api(p, "GET", `/machines/${seller.machineId}/stream/orders`, undefined, wrong), 401, "AGENT_AUTH_INVALID");
   });
 
-  it("payment by reference: paid, a requested delivery session; refusals change nothing", async () => {
+  it("payment: a bare reference is refused; a transfer's hash as the reference pays, with a requested delivery session; refusals change nothing", async () => {
     const buyer = newBuyer();
     const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
     const before = await orderState(p, order.id);
@@ -143,13 +144,17 @@ describe("stream orders: buyer flow", () => {
     }
     expect(await orderState(p, order.id)).toEqual(before);
     expectMarketsError(await payStreamOrder(p, "sord_aaaaaaaaaaaaaaaa", { paymentReference: "r" }), 404, "STREAM_ORDER_NOT_FOUND");
-    const paid = expectOk(await payStreamOrder(p, order.id, { paymentReference: "bank-transfer-42" })).item;
-    expect(paid).toMatchObject({ id: order.id, status: "paid", paymentReference: "bank-transfer-42", paymentProof: null });
+    // A self-reported reference is no proof by default: refused, the order stays payment_pending.
+    expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: "bank-transfer-42" }), 400, "STREAM_PAYMENT_PROOF_REQUIRED");
+    expect(await orderState(p, order.id)).toEqual(before);
+    const txHash = await transferToPayee(p, order.price.amount);
+    const paid = expectOk(await payStreamOrder(p, order.id, { paymentReference: txHash })).item;
+    expect(paid).toMatchObject({ id: order.id, status: "paid", paymentReference: txHash, paymentProof: { txHash: txHash.toLowerCase(), to: p.demo.payments!.payee.address } });
     expect(paid.paidAt).not.toBeNull();
     const after = await orderState(p, order.id);
     expect(after.sessions.map((s) => [s.status, s.mode, s.machineId])).toEqual([["requested", "platform", seller.machineId]]);
     expect(after.events).toEqual(["stream.order.created", "stream.order.paid", "stream.delivery-session.requested"]);
-    expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: "again" }), 409, "STREAM_ORDER_STATE_INVALID");
+    expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: await transferToPayee(p, order.price.amount) }), 409, "STREAM_ORDER_STATE_INVALID");
     expect(await orderState(p, order.id)).toEqual(after);
   });
 
@@ -161,7 +166,7 @@ describe("stream orders: buyer flow", () => {
       201,
     ).item;
     expectMarketsError(await getDelivery(p, order.id, buyer.id), 409, "STREAM_ORDER_NOT_PAID");
-    expectOk(await payStreamOrder(p, order.id, { paymentReference: "ref" }));
+    expectOk(await payStreamOrder(p, order.id, { paymentReference: await transferToPayee(p, order.price.amount) }));
     expectMarketsError(await getDelivery(p, order.id, buyer.id), 409, "STREAM_ACCESS_NOT_PREPARED");
     const prepared = expectOk(await prepareAccess(p, seller, order.id, accessFor(seller, bought, buyer)));
     expect(prepared.item.status).toBe("access_prepared");
@@ -222,7 +227,7 @@ describe("stream orders: buyer flow", () => {
       const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
       await prismaOf(p).streamOrder.update({ where: { id: order.id }, data: { status } });
       expectMarketsError(await getDelivery(p, order.id, buyer.id), 409, "STREAM_ORDER_STATE_INVALID");
-      expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: "late" }), 409, "STREAM_ORDER_STATE_INVALID");
+      expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: `0x${"cd".repeat(32)}` }), 409, "STREAM_ORDER_STATE_INVALID");
     }
   });
 
@@ -235,7 +240,8 @@ describe("stream orders: buyer flow", () => {
     );
     const id = created.body.data.createStreamOrder.id;
     expect(created.body.data.createStreamOrder).toMatchObject({ status: "payment_pending", price: { amount: "0.5", currency: "USD" } });
-    const paid = await graphql(p.graphql, `mutation($id: String!) { payStreamOrder(orderId: $id, paymentReference: "gql") { status } }`, { id });
+    const reference = await transferToPayee(p, "0.5");
+    const paid = await graphql(p.graphql, `mutation($id: String!, $ref: String!) { payStreamOrder(orderId: $id, paymentReference: $ref) { status } }`, { id, ref: reference });
     expect(paid.body.data.payStreamOrder.status).toBe("paid");
     const missing = await graphql(p.graphql, `query { streamOrder(orderId: "sord_aaaaaaaaaaaaaaaa") { id } }`);
     expect(missing.body.errors?.[0]?.extensions?.code).toBe("STREAM_ORDER_NOT_FOUND");
@@ -256,8 +262,9 @@ describe("stream orders: buyer flow", () => {
     }
     expect(await count()).toBe(ordersBefore);
     const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+    const reference = await transferToPayee(p, order.price.amount);
     const steps: Array<[() => Promise<unknown>, string]> = [
-      [() => payStreamOrder(p, order.id, { paymentReference: "r" }), "paid"],
+      [() => payStreamOrder(p, order.id, { paymentReference: reference }), "paid"],
       [() => prepareAccess(p, seller, order.id, accessFor(seller, listing.chunks, buyer)), "access_prepared"],
       [() => getDelivery(p, order.id, buyer.id), "delivered"],
     ];

@@ -8,6 +8,10 @@ import { randomBytes } from "node:crypto";
 import { createBuyerAccess, type BuyerAccess, type EncryptedChunk } from "../../subgraphs/markets/stream/index.js";
 import { api, bindMachine, buildChunks, buyerKeys, enrollAgent, expectOk, prismaOf, sellerHeaders, signingKey, type MarketsPlatform, type StreamSeller } from "./helpers.js";
 import nacl from "tweetnacl";
+import { Contract, NonceManager, parseUnits, Wallet } from "ethers";
+import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
+import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 
 export * from "./helpers.js";
 
@@ -95,10 +99,30 @@ export function accessFor(seller: StreamSeller, chunks: EncryptedChunk[], buyer:
 export const prepareAccess = (p: MarketsPlatform, seller: StreamSeller, orderId: string, items: unknown, delivery?: unknown) =>
   api(p, "POST", `/stream/orders/${orderId}/prepare-access`, { machineId: seller.machineId, items, ...(delivery === undefined ? {} : { delivery }) }, sellerHeaders(seller));
 
-/** An order of `buyer` on the listing, paid with a reference: `{ order }` after payment. */
+/** One payer per platform (the demo's third agent), so concurrent transfers take their nonces in turn. */
+const payers = new WeakMap<MarketsPlatform, { wallet: NonceManager; token: Contract }>();
+
+/**
+ * A real TestStablecoin transfer of `amount` (USD, 6 decimals) to the platform's payee on its embedded chain, mined:
+ * the transaction hash, which pays a stream order as its `paymentReference`.
+ */
+export async function transferToPayee(p: MarketsPlatform, amount: string): Promise<string> {
+  let payer = payers.get(p);
+  if (!payer) {
+    const payments = p.demo.payments!;
+    const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
+    const wallet = new NonceManager(new Wallet(payments.agents[2]!.privateKey, provider));
+    payer = { wallet, token: new Contract(payments.stablecoin.address, contractInterface("TestStablecoin"), wallet) };
+    payers.set(p, payer);
+  }
+  return (await minedReceipt(await payer.token.transfer!(p.demo.payments!.payee.address, parseUnits(amount, 6)))).hash;
+}
+
+/** An order of `buyer` on the listing, paid by a real transfer whose hash is the reference: the order after payment. */
 export async function paidOrder(p: MarketsPlatform, listing: SeededListing, buyer: Buyer, chunkIds?: string[]): Promise<any> {
   const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex, chunkIds }), 201).item;
-  return expectOk(await payStreamOrder(p, order.id, { paymentReference: `ref-${order.id}` })).item;
+  const txHash = await transferToPayee(p, order.price.amount);
+  return expectOk(await payStreamOrder(p, order.id, { paymentReference: txHash })).item;
 }
 
 /** The order, its sessions, its access rows and the stream.* audit events naming it: what a refusal must leave alone. */

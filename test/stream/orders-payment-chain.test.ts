@@ -3,7 +3,8 @@
  * embedded anvil chain and its TestStablecoin: a real transfer to the configured payee of at least the price is
  * accepted and recorded; a wrong payee, a short amount, another token, a reverted or unknown transaction and a
  * transaction that already paid are refused with the market payment codes (subgraphs/markets/payments/errors.ts),
- * leaving the order, its sessions and audit events unchanged. With STREAM_PAYMENT_PROOF_REQUIRED=true a reference alone is refused.
+ * leaving the order, its sessions and audit events unchanged. By default a reference that is not a
+ * qualifying transfer's hash is refused (STREAM_PAYMENT_PROOF_REQUIRED); =false (development) records it as given.
  */
 import { Contract, NonceManager, parseUnits, Wallet, type JsonRpcProvider } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +23,7 @@ import {
   PLATFORM_START_TIMEOUT_MS,
   seedListing,
   startMarketsPlatform,
+  transferToPayee,
   type MarketsPlatform,
   type SeededListing,
 } from "./orders-helpers.js";
@@ -119,7 +121,8 @@ describe("stream order payment proven on chain", () => {
     expect(states.map((st) => st.sessions.length).sort()).toEqual([0, 1]);
 
     const c = await newOrder();
-    const twice = await Promise.all(["one", "two"].map((ref) => payStreamOrder(p, c.id, { paymentReference: ref })));
+    const hashes = [await transfer(payments.payee.address, PRICE_RAW), await transfer(payments.payee.address, PRICE_RAW)];
+    const twice = await Promise.all(hashes.map((ref) => payStreamOrder(p, c.id, { paymentReference: ref })));
     expect(twice.map((r) => r.status).sort()).toEqual([200, 409]);
     const paid = await orderState(p, c.id);
     expect([paid.order!.status, paid.sessions.length, paid.events.filter((k) => k === "stream.order.paid").length]).toEqual(["paid", 1, 1]);
@@ -136,31 +139,48 @@ describe("stream order payment proven on chain", () => {
   });
 });
 
-describe("STREAM_PAYMENT_PROOF_REQUIRED=true", () => {
+describe("secure default and the development switch", () => {
   let p: MarketsPlatform;
-  let listing: SeededListing;
+  let dev: MarketsPlatform;
+  const listings = new Map<MarketsPlatform, SeededListing>();
 
   beforeAll(async () => {
-    p = await startMarketsPlatform({ STREAM_PAYMENT_PROOF_REQUIRED: "true" });
-    listing = await seedListing(p, await orderSeller(p, 0), { count: 1, amount: PRICE });
-  }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => p?.close());
+    p = await startMarketsPlatform();
+    dev = await startMarketsPlatform({ STREAM_PAYMENT_PROOF_REQUIRED: "false" });
+    for (const platform of [p, dev]) listings.set(platform, await seedListing(platform, await orderSeller(platform, 0), { count: 1, amount: PRICE }));
+  }, 2 * PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+    await dev?.close();
+  });
 
-  it("a reference alone is refused; a proven transfer pays", async () => {
+  const order = async (platform: MarketsPlatform) => {
+    const listing = listings.get(platform)!;
     const buyer = newBuyer();
-    const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
-    const before = await orderState(p, order.id);
-    expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: "trust me" }), 400, "STREAM_PAYMENT_PROOF_REQUIRED");
-    expect(await orderState(p, order.id)).toEqual(before);
-    const payments = p.demo.payments!;
-    const provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
-    try {
-      const token = new Contract(payments.stablecoin.address, contractInterface("TestStablecoin"), new NonceManager(new Wallet(payments.agents[0].privateKey, provider)));
-      const txHash = (await minedReceipt(await token.transfer!(payments.payee.address, PRICE_RAW))).hash;
-      const paid = expectOk(await payStreamOrder(p, order.id, { paymentReference: "tx", proof: { chainId: String(p.demo.chainId), txHash } })).item;
-      expect([paid.status, paid.paymentProof.amountRaw]).toEqual(["paid", PRICE_RAW.toString()]);
-    } finally {
-      provider.destroy();
+    return expectOk(await createStreamOrder(platform, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+  };
+
+  it("by default a reference that is no transfer is refused and the order stays payment_pending; a transfer's hash or a proof pays", async () => {
+    const first = await order(p);
+    const before = await orderState(p, first.id);
+    for (const reference of ["i-promise-i-paid", "0x1234", `0x${"ab".repeat(31)}`]) {
+      expectMarketsError(await payStreamOrder(p, first.id, { paymentReference: reference }), 400, "STREAM_PAYMENT_PROOF_REQUIRED");
     }
+    // A hash-shaped reference is checked on chain like a proof: an unknown transaction is not a payment.
+    expectMarketsError(await payStreamOrder(p, first.id, { paymentReference: `0x${"ab".repeat(32)}` }), 409, "PAYMENT_NOT_MINED");
+    expect(await orderState(p, first.id)).toEqual(before);
+    expect(before.order!.status).toBe("payment_pending");
+    const byReference = expectOk(await payStreamOrder(p, first.id, { paymentReference: await transferToPayee(p, PRICE) })).item;
+    expect([byReference.status, byReference.paymentProof.amountRaw]).toEqual(["paid", PRICE_RAW.toString()]);
+    const second = await order(p);
+    const txHash = await transferToPayee(p, PRICE);
+    const byProof = expectOk(await payStreamOrder(p, second.id, { paymentReference: "tx", proof: { chainId: String(p.demo.chainId), txHash } })).item;
+    expect([byProof.status, byProof.paymentProof.txHash]).toEqual(["paid", txHash.toLowerCase()]);
+  });
+
+  it("STREAM_PAYMENT_PROOF_REQUIRED=false (development) records a self-reported reference as given", async () => {
+    const pending = await order(dev);
+    const paid = expectOk(await payStreamOrder(dev, pending.id, { paymentReference: "i-promise-i-paid" })).item;
+    expect(paid).toMatchObject({ status: "paid", paymentReference: "i-promise-i-paid", paymentProof: null });
   });
 });

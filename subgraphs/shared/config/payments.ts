@@ -44,11 +44,18 @@ export interface PaymentsConfig {
   /** X402_MAX_TIMEOUT_SECONDS: `maxTimeoutSeconds` of the payment requirements (how long a signed authorization may live). */
   x402MaxTimeoutSeconds: number;
   /**
-   * STREAM_PAYMENT_PROOF_REQUIRED (`true` | `false`, default false): whether paying a stream order needs an on-chain
-   * proof `{ chainId, txHash }`. Off by default, as settlement is self-reported in the beta (public notes 3); that
-   * trusts the buyer, so `false` is refused on a non-loopback HOST (gateway/network-guard.ts).
+   * STREAM_PAYMENT_PROOF_REQUIRED (`true` | `false`, default true): whether paying a stream order needs a qualifying
+   * on-chain transfer, given as `proof: { chainId, txHash }` or as a `paymentReference` that is the transaction's hash.
+   * `false` (development only) lets a self-reported reference pay, as the hosted beta did (public notes 3); that
+   * trusts the buyer, so it is refused on a non-loopback HOST (gateway/network-guard.ts).
    */
   streamProofRequired: boolean;
+  /**
+   * MARKET_PAYMENT_RECORDED_PROOFS (`on` | `off`, default off): whether a market wallet proof may use `mode: "recorded"`,
+   * which stores the given hash without reading the chain. `on` (development only) trusts the agent, so it is refused
+   * on a non-loopback HOST (gateway/network-guard.ts); off, the mode answers PAYMENT_PROOF_MODE_DISABLED.
+   */
+  recordedProofs: boolean;
 }
 
 function rpcUrls(raw: string | undefined): Record<string, string> {
@@ -76,12 +83,20 @@ export function loadPaymentsConfig(env: Env, chainId: number): PaymentsConfig {
     receiptTimeoutMs: Math.max(1000, int(env, "PAYMENT_RECEIPT_TIMEOUT_MS", 30_000)),
     x402Network: env.X402_NETWORK || (chainId === 3338 ? "peaq" : `eip155:${chainId}`),
     x402MaxTimeoutSeconds: maxTimeout,
-    streamProofRequired: flag(env.STREAM_PAYMENT_PROOF_REQUIRED, "STREAM_PAYMENT_PROOF_REQUIRED"),
+    streamProofRequired: flag(env.STREAM_PAYMENT_PROOF_REQUIRED, "STREAM_PAYMENT_PROOF_REQUIRED", true),
+    recordedProofs: onOff(env.MARKET_PAYMENT_RECORDED_PROOFS, "MARKET_PAYMENT_RECORDED_PROOFS"),
   };
 }
 
-function flag(raw: string | undefined, name: string): boolean {
-  if (raw === undefined || raw === "" || raw === "false") return false;
+function flag(raw: string | undefined, name: string, fallback: boolean): boolean {
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "false") return false;
   if (raw === "true") return true;
   throw new ConfigError(`${name} must be true or false`);
+}
+
+function onOff(raw: string | undefined, name: string): boolean {
+  if (raw === undefined || raw === "" || raw === "off") return false;
+  if (raw === "on") return true;
+  throw new ConfigError(`${name} must be on or off`);
 }

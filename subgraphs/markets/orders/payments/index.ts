@@ -49,6 +49,11 @@ export class PaymentChain {
     return this.options.payments.x402Network;
   }
 
+  /** MARKET_PAYMENT_RECORDED_PROOFS: whether a wallet proof may be recorded without reading the chain (dev only). */
+  get recordedProofs(): boolean {
+    return this.options.payments.recordedProofs;
+  }
+
   get x402MaxTimeoutSeconds(): number {
     return this.options.payments.x402MaxTimeoutSeconds;
   }
@@ -76,6 +81,19 @@ export class PaymentChain {
   /** The home chain's payment RPC. */
   home(): PaymentRpc {
     return this.rpcs.forChain(this.options.chainId);
+  }
+
+  /**
+   * The addresses whose transactions and transfers are the platform's own (lowercase): the escrow contract and the
+   * escrow operator. A transfer they sent (an escrow release or refund, a settlement) never proves a buyer's payment.
+   */
+  platformAddresses(): Set<string> {
+    const own = new Set<string>();
+    const escrow = this.options.addresses.PaymentEscrow;
+    if (escrow) own.add(escrow.toLowerCase());
+    const key = this.options.payments.escrowOperatorKey;
+    if (key) own.add(new Wallet(key).address.toLowerCase());
+    return own;
   }
 
   /** The escrow operator's sender (escrow and x402 settlement). */

@@ -46,14 +46,14 @@ export class PaymentSettlementService {
   /** POST /market/orders/:orderId/payment-proof: a wallet transfer (`rpc` or `recorded`) or an x402 authorization. */
   async proof(token: string | null | undefined, orderId: string, details: unknown): Promise<PaymentResult> {
     const input = details === null || details === undefined ? {} : jsonObject(details);
-    const { order, payment } = await this.snapshot(token, orderId);
+    const { order, payment, agent } = await this.snapshot(token, orderId);
     assertOpen(order);
     if (payment.rail !== "wallet" && payment.rail !== "wdk-usdt-transfer" && payment.rail !== "x402") throw MarketsErrors.validation();
     if (payment.status !== "intent_created") {
       if (payment.status === "held" && this.sameProof(payment, input)) return result(payment, order);
       throw MarketsErrors.orderStateInvalid();
     }
-    const patch = payment.rail === "x402" ? await this.x402Proof(payment, input) : await this.walletProof(payment, input);
+    const patch = payment.rail === "x402" ? await this.x402Proof(payment, input) : await this.walletProof(payment, input, agent);
     return this.commit(token, orderId, "intent_created", async (tx, current, currentPayment, actor, now) => {
       let held: PaymentRow;
       try {
@@ -79,7 +79,7 @@ export class PaymentSettlementService {
   async escrowLock(token: string | null | undefined, orderId: string, details: unknown): Promise<PaymentResult> {
     const input = details === null || details === undefined ? {} : jsonObject(details);
     type Claim = { done: PaymentResult } | { done?: undefined; payment: PaymentRow; claimed: false } | { done?: undefined; payment: PaymentRow; claimed: true; payer: string };
-    const claim = await this.orders.agentWrite(token, orderId, async (tx, order): Promise<Claim> => {
+    const claim = await this.orders.agentWrite(token, orderId, async (tx, order, session): Promise<Claim> => {
       const payment = await tx.marketPayment.findUnique({ where: { orderId } });
       if (!payment) throw MarketsErrors.orderStateInvalid();
       assertOpen(order);
@@ -87,7 +87,8 @@ export class PaymentSettlementService {
       if (payment.status === "held") return { done: result(payment, order) };
       if (payment.status === "lock_pending") return { payment, claimed: false };
       if (payment.status !== "intent_created") throw MarketsErrors.orderStateInvalid();
-      const payer = addressOf(input.payer ?? payment.payer);
+      // The payer is the pairing's agent: the operator's lockFrom must never spend another address's allowance.
+      const payer = payerOf(input.payer, getAddress(session.pairing.agentAddress));
       if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
       authorizationOf(input.authorization);
       this.chain.escrow(); // PAYMENT_RAIL_UNAVAILABLE refuses before anything is claimed
@@ -97,7 +98,7 @@ export class PaymentSettlementService {
     if (claim.done) return claim.done;
     const { payment } = claim;
     const payer = claim.claimed ? claim.payer : addressOf(payment.payer);
-    if (!claim.claimed && input.payer !== undefined && addressOf(input.payer) !== payer) throw MarketsErrors.validation();
+    if (!claim.claimed && input.payer !== undefined && input.payer !== null && addressOf(input.payer) !== payer) throw PaymentErrors.payerMismatch();
     const authorization = authorizationOf(input.authorization);
     let locked: Awaited<ReturnType<ReturnType<PaymentChain["escrow"]>["lock"]>>;
     try {
@@ -206,12 +207,15 @@ export class PaymentSettlementService {
     return confirmed;
   }
 
-  private async walletProof(payment: PaymentRow, input: JsonObject) {
+  private async walletProof(payment: PaymentRow, input: JsonObject, agent: string) {
     const mode = input.mode ?? "rpc";
     if (mode !== "rpc" && mode !== "recorded") throw MarketsErrors.validation();
+    // `recorded` reads nothing from the chain: a made-up hash would pay. Development only (MARKET_PAYMENT_RECORDED_PROOFS).
+    if (mode === "recorded" && !this.chain.recordedProofs) throw PaymentErrors.proofModeDisabled();
     const txHash = input.txHash;
     if (typeof txHash !== "string" || !isHexString(txHash, 32)) throw MarketsErrors.validation();
-    const payer = addressOf(input.from ?? payment.payer);
+    // The transfer must come from the pairing's agent: a proof cannot claim a transfer someone else sent.
+    const payer = payerOf(input.from, agent);
     if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
     const chainId = input.chainId ?? payment.chainId;
     if (typeof chainId !== "string" || !/^\d{1,20}$/.test(chainId)) throw MarketsErrors.validation();
@@ -257,11 +261,11 @@ export class PaymentSettlementService {
   }
 
   /** Step 1: authenticated, order locked briefly, its payment read (ORDER_STATE_INVALID without one). */
-  private snapshot(token: string | null | undefined, orderId: string): Promise<{ order: OrderRow; payment: PaymentRow }> {
-    return this.orders.agentWrite(token, orderId, async (tx, order) => {
+  private snapshot(token: string | null | undefined, orderId: string): Promise<{ order: OrderRow; payment: PaymentRow; agent: string }> {
+    return this.orders.agentWrite(token, orderId, async (tx, order, session) => {
       const payment = await tx.marketPayment.findUnique({ where: { orderId } });
       if (!payment) throw MarketsErrors.orderStateInvalid();
-      return { order, payment };
+      return { order, payment, agent: getAddress(session.pairing.agentAddress) };
     });
   }
 
@@ -297,6 +301,13 @@ export class PaymentSettlementService {
 function addressOf(value: unknown): string {
   if (typeof value !== "string" || !isAddress(value)) throw MarketsErrors.validation();
   return getAddress(value);
+}
+
+/** The paying agent's address; a named payer (`payer`, `from`) must be that address (PAYMENT_PAYER_MISMATCH). */
+function payerOf(named: unknown, agent: string): string {
+  if (named === undefined || named === null) return agent;
+  if (addressOf(named) !== agent) throw PaymentErrors.payerMismatch();
+  return agent;
 }
 
 function authorizationOf(value: unknown): { validAfter: string; validBefore: string; signature: string } | undefined {

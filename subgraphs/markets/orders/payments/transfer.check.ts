@@ -37,6 +37,8 @@ export interface CheckedTransfer {
 /** The JSON-RPC receipt fields the checks read. */
 export interface RpcReceipt {
   transactionHash: string;
+  /** The transaction's sender. */
+  from?: string;
   status: string;
   blockNumber: string;
   logs: { address: string; topics: string[]; data: string; logIndex: string }[];

@@ -3,7 +3,8 @@
  * txHash }`), checked with the market payment checker's parts (payments/): the transaction's receipt, read through the
  * chain's payment RPC, must have status 1 and an ERC-20 `Transfer(from, payee, value)` log emitted by the rails'
  * stablecoin (TestStablecoin on the embedded chain), to the configured payee (PAYMENT_PAYEE_ADDRESS), with
- * `value >= price` in 6-decimal units; any sender may pay. Codes as the market payment proofs' (docs/markets-payments.md):
+ * `value >= price` in 6-decimal units; any sender may pay but the platform itself: a transaction the escrow operator
+ * sent, or a transfer out of the escrow contract (an escrow release or refund), is no payment (PAYMENT_TRANSFER_NOT_FOUND). Codes as the market payment proofs' (docs/markets-payments.md):
  * PAYMENT_RPC_REQUIRED, PAYMENT_RPC_ERROR, PAYMENT_NOT_MINED, PAYMENT_TX_FAILED, PAYMENT_TRANSFER_NOT_FOUND,
  * PAYMENT_RAIL_UNAVAILABLE (no stablecoin or payee configured). A listing priced in a currency that is not
  * USD-pegged cannot be proven (VALIDATION_ERROR).
@@ -60,11 +61,15 @@ export async function checkStreamPayment(chain: PaymentChain, proof: PaymentProo
   const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [proof.txHash]);
   if (!receipt) throw PaymentErrors.notMined();
   if (BigInt(receipt.status) !== 1n) throw PaymentErrors.txFailed();
+  // The platform's own transactions (escrow release or refund, settlements) and transfers out of the escrow pay nothing.
+  const own = chain.platformAddresses();
+  if (typeof receipt.from === "string" && own.has(receipt.from.toLowerCase())) throw PaymentErrors.transferNotFound();
   const toTopic = zeroPadValue(getAddress(payee), 32).toLowerCase();
   for (const log of receipt.logs) {
     if (typeof log.address !== "string" || log.address.toLowerCase() !== token) continue;
     if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC || log.topics[2]!.toLowerCase() !== toTopic) continue;
     if (!isHexString(log.data, 32) || BigInt(log.data) < minimumRaw) continue;
+    if (own.has(`0x${log.topics[1]!.slice(-40)}`.toLowerCase())) continue;
     return {
       chainId: proof.chainId,
       txHash: proof.txHash,

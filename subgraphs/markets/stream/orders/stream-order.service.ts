@@ -6,9 +6,10 @@
  *   (optional) is a non-empty subset of the listing's chunks without duplicates, kept in the listing's order; the price
  *   is the listing's price, or `pricePerChunk` x count when the listing has one and a strict subset was chosen.
  * - `pay`: `{ paymentReference, proof? }` -> `paid`, and a `requested` delivery session the seller's agent polls.
- *   Settlement is self-reported in the beta (notes 3): the reference is recorded as given. With `proof` the transfer
- *   is checked on chain (stream/orders/stream-order.payment.ts) and its txHash can pay one order only (PAYMENT_TX_ALREADY_USED, also
- *   against stream purchases and market payments). STREAM_PAYMENT_PROOF_REQUIRED=true makes the proof mandatory.
+ *   The transfer, named by `proof` or by a reference that is its transaction hash, is checked on chain
+ *   (stream/orders/stream-order.payment.ts) and its txHash can pay one order only (PAYMENT_TX_ALREADY_USED, also
+ *   against stream purchases and market payments). Any other reference is refused (STREAM_PAYMENT_PROOF_REQUIRED)
+ *   unless STREAM_PAYMENT_PROOF_REQUIRED=false (development), where it is recorded as given, as in the beta (notes 3).
  * - reads: the order by ID (no credentials, as the notes), and the seller's view of a machine's orders (its agent).
  *
  * Every change writes its `stream.*` audit event in the same transaction.
@@ -19,7 +20,8 @@ import { recordAuditEvent, type AuditActor } from "../../common/audit.repository
 import type { PaymentChain } from "../../orders/payments/index.js";
 import type { MarketsStore } from "../../common/store.js";
 import { StreamOrderErrors as E } from "./stream-order.errors.js";
-import { checkStreamPayment, priceRaw, proofInput, type CheckedPaymentProof } from "./stream-order.payment.js";
+import { isHexString } from "ethers";
+import { checkStreamPayment, priceRaw, proofInput, type CheckedPaymentProof, type PaymentProofInput } from "./stream-order.payment.js";
 import { lockStreamOrder, STREAM_ORDER_ID, streamOrderView, transitionStreamOrder, type StreamOrderView } from "./stream-order.repository.js";
 import { decodeCursor, newId, olderThan, pageLimit, pageOf } from "../../common/support.js";
 import type { AgentCredentials, StreamAgentAuth } from "./stream-order.ports.js";
@@ -133,13 +135,24 @@ export class StreamOrderService {
     return pageOf(rows, limit, (row) => ({ at: row.createdAt, id: row.id }), streamOrderView);
   }
 
+  /**
+   * Without `proof`: a reference that is a 32-byte transaction hash is the proof of a transfer on the platform's chain.
+   * Anything else pays only with STREAM_PAYMENT_PROOF_REQUIRED=false (development); otherwise it is refused before
+   * anything is read or written (STREAM_PAYMENT_PROOF_REQUIRED), so the order stays `payment_pending`.
+   */
+  private referenceProof(reference: string): PaymentProofInput | null {
+    if (isHexString(reference, 32)) return { chainId: String(this.chain.chainId), txHash: reference.toLowerCase() };
+    if (this.options.proofRequired) throw E.proofRequired();
+    return null;
+  }
+
   async pay(orderId: string, input: PayStreamOrder): Promise<StreamOrderView> {
     const reference = input.paymentReference;
     if (typeof reference !== "string" || reference.trim().length === 0 || reference.length > 256) throw E.validation();
-    const proof = input.proof === undefined || input.proof === null ? null : proofInput(input.proof);
-    if (proof === null && this.options.proofRequired) throw E.proofRequired();
+    const given = input.proof === undefined || input.proof === null ? null : proofInput(input.proof);
     const before = await this.get(orderId);
     if (before.status !== "payment_pending") throw E.orderStateInvalid();
+    const proof = given ?? this.referenceProof(reference);
     let checked: CheckedPaymentProof | null = null;
     if (proof !== null) {
       const minimum = priceRaw(before.price.amount, before.price.currency);
