@@ -206,7 +206,7 @@ describe(`escrow refund and execute claim their transitions (${usesPostgres ? "P
     const unsent = expectOk(await createOrder(p, machine, token), 201).item.id as string;
     expectOk(await post(unsent, "/payment-intent", { rail: "onchain-escrow" }));
     await prisma.marketPayment.update({ where: { orderId: unsent }, data: { status: "lock_pending", payer: agent.address } });
-    expectMarketsError(await post(unsent, "/payment/escrow-lock", { payer: payments.agents[1]!.address }), 400, "VALIDATION_ERROR");
+    expectMarketsError(await post(unsent, "/payment/escrow-lock", { payer: payments.agents[1]!.address }), 403, "PAYMENT_PAYER_MISMATCH");
     const locked = expectOk(await post(unsent, "/payment/escrow-lock", {})).item;
     expect(locked).toMatchObject({ orderStatus: "ready", payment: { status: "held", payer: agent.address } });
     expect(locked.payment.txHash).toMatch(/^0x[0-9a-f]{64}$/);
