@@ -13,7 +13,7 @@ import { buildSchema, isNonNullType, isScalarType, type GraphQLField } from "gra
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ROUTES, AREAS, type RouteDefinition } from "../../rest-shim/routes.js";
-import { callerRuleOf, machineRuleOf, MARKETS_BASE } from "../../rest-shim/routes/markets/http.js";
+import { callerRuleOf, machineRuleOf, MARKETS_BASE, SESSION_KINDS } from "../../rest-shim/routes/markets/http.js";
 import { graphql } from "../support/platform.js";
 import { sessionOf } from "../support/machine-sessions.js";
 import {
@@ -30,7 +30,6 @@ import {
 
 const MARKETS_ROUTES = ROUTES.filter((route) => route.area === AREAS.markets);
 const name = (route: RouteDefinition) => `${route.method} ${route.path}`;
-const SESSION_KINDS = new Set(["machine", "machine-or-proof", "machine-or-pairing"]);
 /** Writes anyone may make, each for the reason its entry gives. */
 const PUBLIC_WRITES = [
   "POST /api/v1/machine-identity/challenges",

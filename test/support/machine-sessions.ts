@@ -7,7 +7,7 @@
  */
 import { Wallet } from "ethers";
 import { randomBytes } from "node:crypto";
-import { callerRuleOf } from "../../rest-shim/routes/markets/http.js";
+import { callerRuleOf, SESSION_KINDS } from "../../rest-shim/routes/markets/http.js";
 import { MARKETS_ROUTES } from "../../rest-shim/routes/markets/index.js";
 import type { DemoMachine } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { transact } from "../ratings/helpers.js";
@@ -19,8 +19,10 @@ const sessions = new Map<string, string>();
 /** The session token a suite opened for `machineId` (market machine IDs are random, so one map serves every suite). */
 export const sessionOf = (machineId: string) => sessions.get(machineId);
 
-const SESSION_KINDS = new Set(["machine", "machine-or-proof", "machine-or-pairing"]);
-const sessionRoutes = MARKETS_ROUTES.filter((route) => SESSION_KINDS.has(callerRuleOf(route)?.kind ?? "")).map((route) => ({
+const sessionRoutes = MARKETS_ROUTES.filter((route) => {
+  const caller = callerRuleOf(route);
+  return caller !== undefined && SESSION_KINDS.has(caller.kind);
+}).map((route) => ({
   method: route.method,
   pattern: new RegExp(`^${route.path.replace(/:[A-Za-z]+/g, "[^/?]+")}(\\?.*)?$`),
 }));

@@ -80,7 +80,7 @@ export type CallerRule =
   | { kind: "public"; reason: string };
 
 /** The machine authority kinds: the shim reads the session header and checks it before the body. */
-const SESSION_KINDS = new Set(["machine", "machine-or-proof", "machine-or-pairing"]);
+export const SESSION_KINDS: ReadonlySet<CallerRule["kind"]> = new Set(["machine", "machine-or-proof", "machine-or-pairing"]);
 
 /** The query that checks a machine session alone (machines/identity/machine-session.resolver.ts). */
 const MACHINE_AUTHORITY = op(

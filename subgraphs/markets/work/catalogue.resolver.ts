@@ -1,5 +1,6 @@
 import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { MarketsDeps } from "../deps.js";
+import { authorizeMachineOrAgent } from "../machines/identity/machine-session.resolver.js";
 import { MACHINE_SESSION_ARG } from "../machines/identity/machine-session.type.js";
 import { MarketSearch, MarketSearchInput, MarketService, MarketServicePage, MarketSkill } from "./catalogue.type.js";
 
@@ -36,8 +37,7 @@ export class CatalogueResolver {
     @Arg("pairingToken", () => String, { nullable: true, description: "Or the token of an agent paired with the machine." }) pairingToken: string | null,
   ): Promise<MarketSearch> {
     // The machine, or an agent paired with it, searches for it (a search writes its quotes).
-    if (pairingToken != null && machineSession == null) await this.deps.store.write((tx) => this.deps.pairings.authenticate(tx, pairingToken, input.machineId));
-    else await this.deps.machineSessions.authorize(machineSession, input.machineId);
+    await authorizeMachineOrAgent(this.deps, machineSession, pairingToken, input.machineId);
     return this.deps.catalogue.search({
       ...input,
       budgetAmount: input.budget?.amount ?? null,

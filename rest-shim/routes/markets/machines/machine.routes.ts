@@ -4,7 +4,7 @@
  * names (public notes 2.2).
  */
 import type { RouteDefinition } from "../../../route-definition.js";
-import { bodyObject, enumIn, enumOut, itemOf, machineSessionOf, marketsRoute, noContent, op, pageOf, pageQuery, pick } from "../http.js";
+import { bodyObject, enumIn, enumOut, itemOf, marketsRoute, noContent, op, pageOf, pageQuery, pick } from "../http.js";
 
 const MACHINE_FIELDS = `id displayName status ownerId identityRef
   identityProof { method identityRef signerAddress challengeId verifiedAt challengeExpiresAt controllerAddresses resolutionSource }
@@ -93,7 +93,8 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     path: "/machine-identity/sessions/:sessionId",
     machineRule: { kind: "none" },
     operation: MACHINE_OPERATIONS.revokeMachineSession,
-    variables: ({ params, headers }) => ({ machineSession: machineSessionOf(headers), sessionId: params.sessionId }),
+    // The session itself travels as `machineSession` (marketsRoute adds it for every machine-authority route).
+    variables: ({ params }) => ({ sessionId: params.sessionId }),
     respond: noContent,
   }),
   marketsRoute({ caller: { kind: "public", reason: "a challenge grants nothing until a controller signs it" },

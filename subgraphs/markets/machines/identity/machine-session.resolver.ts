@@ -3,6 +3,20 @@ import { Arg, Mutation, Query, Resolver } from "type-graphql";
 import type { MarketsDeps } from "../../deps.js";
 import { CreateMachineSessionInput, MachineSession } from "./machine-session.type.js";
 
+/**
+ * The machine's session, or (where the route allows an agent instead, and no session was sent) the token of an agent
+ * paired with the machine: market search and its credential check.
+ */
+export async function authorizeMachineOrAgent(
+  deps: MarketsDeps,
+  machineSession: string | null,
+  pairingToken: string | null,
+  machineId: string,
+): Promise<void> {
+  if (pairingToken != null && machineSession == null) await deps.store.write((tx) => deps.pairings.authenticate(tx, pairingToken, machineId));
+  else await deps.machineSessions.authorize(machineSession, machineId);
+}
+
 @Resolver()
 export class MachineSessionResolver {
   constructor(private readonly deps: MarketsDeps) {}
@@ -21,13 +35,11 @@ export class MachineSessionResolver {
     @Arg("pairingToken", () => String, { nullable: true, description: "Where an agent paired with the machine may act instead." })
     pairingToken: string | null,
   ): Promise<boolean> {
-    if (pairingToken != null && machineSession == null) {
-      await this.deps.store.write((tx) => this.deps.pairings.authenticate(tx, pairingToken, machineId));
-    } else if (machineId === "") {
+    if (machineId === "" && pairingToken == null) {
       // A body that names no machine: the session is checked for the machine it was issued for.
       await this.deps.machineSessions.authorizeOwn(machineSession);
     } else {
-      await this.deps.machineSessions.authorize(machineSession, machineId);
+      await authorizeMachineOrAgent(this.deps, machineSession, pairingToken, machineId);
     }
     return true;
   }

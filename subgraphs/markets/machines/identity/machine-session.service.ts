@@ -101,42 +101,44 @@ export class MachineSessionService {
    */
   async authorize(token: string | null | undefined, machineId: string): Promise<MachineAuthority> {
     if (!this.required) return PLATFORM;
-    if (token === null || token === undefined || token === "") throw MarketsErrors.identityProofRequired();
-    const now = this.clock.now();
-    const claims = await this.tokens.verify(token, now);
-    if (claims.machineId !== machineId || !SESSION_ID.test(claims.jti)) throw MarketsErrors.identityProofInvalid();
-    const session = await this.store.read((prisma) =>
-      prisma.marketMachineSession.findUnique({ where: { id: claims.jti }, include: { machine: { select: { onChainMachineId: true } } } }),
-    );
-    if (!session || session.machineId !== machineId || session.revokedAt !== null) throw MarketsErrors.identityProofInvalid();
-    if (session.controllerAddress !== claims.controllerAddress) throw MarketsErrors.identityProofInvalid();
-    if (now >= session.expiresAt.getTime()) throw MarketsErrors.identityProofExpired();
-    const onChainId = session.machine.onChainMachineId;
-    if (onChainId === null || !(await this.challenges.stillControls(onChainId, session.controllerAddress))) {
-      await this.end(session.id, "controller-changed", { type: "system" }, machineId);
-      throw MarketsErrors.identityProofInvalid();
-    }
-    return { sessionId: session.id, actor: { type: "machine", id: session.controllerAddress } };
+    return (await this.check(token, machineId)).authority;
   }
 
   /** The authority of `token` for the machine it was issued for (a request that names no machine of its own). */
   async authorizeOwn(token: string | null | undefined): Promise<MachineAuthority> {
     if (!this.required) return PLATFORM;
-    if (token === null || token === undefined || token === "") throw MarketsErrors.identityProofRequired();
-    const claims = await this.tokens.verify(token, this.clock.now());
-    return this.authorize(token, claims.machineId);
+    return (await this.check(token, null)).authority;
   }
 
   /** DELETE /machine-identity/sessions/:sessionId with a live session of the same machine. */
   async revoke(token: string | null | undefined, sessionId: string): Promise<void> {
-    if (token === null || token === undefined || token === "") throw MarketsErrors.identityProofRequired();
-    // The caller's own machine comes from its token; authorize re-checks everything about it.
-    const claims = await this.tokens.verify(token, this.clock.now());
-    const authority = await this.authorizeOwn(token);
+    // The caller's own machine comes from its token (checked whatever the verification mode: it names the machine).
+    const { authority, machineId } = await this.check(token, null);
     if (!SESSION_ID.test(sessionId)) throw MarketsErrors.notFound();
     const target = await this.store.read((prisma) => prisma.marketMachineSession.findUnique({ where: { id: sessionId } }));
-    if (!target || target.machineId !== claims.machineId) throw MarketsErrors.notFound();
-    await this.end(sessionId, "revoked", authority.actor, claims.machineId);
+    if (!target || target.machineId !== machineId) throw MarketsErrors.notFound();
+    await this.end(sessionId, "revoked", authority.actor, machineId);
+  }
+
+  /** One check of `token`: for `machineId`, or (null) for the machine it was issued for. */
+  private async check(token: string | null | undefined, machineId: string | null): Promise<{ authority: MachineAuthority; machineId: string }> {
+    if (token === null || token === undefined || token === "") throw MarketsErrors.identityProofRequired();
+    const now = this.clock.now();
+    const claims = await this.tokens.verify(token, now);
+    const machine = machineId ?? claims.machineId;
+    if (claims.machineId !== machine || !SESSION_ID.test(claims.jti)) throw MarketsErrors.identityProofInvalid();
+    const session = await this.store.read((prisma) =>
+      prisma.marketMachineSession.findUnique({ where: { id: claims.jti }, include: { machine: { select: { onChainMachineId: true } } } }),
+    );
+    if (!session || session.machineId !== machine || session.revokedAt !== null) throw MarketsErrors.identityProofInvalid();
+    if (session.controllerAddress !== claims.controllerAddress) throw MarketsErrors.identityProofInvalid();
+    if (now >= session.expiresAt.getTime()) throw MarketsErrors.identityProofExpired();
+    const onChainId = session.machine.onChainMachineId;
+    if (onChainId === null || !(await this.challenges.stillControls(onChainId, session.controllerAddress))) {
+      await this.end(session.id, "controller-changed", { type: "system" }, machine);
+      throw MarketsErrors.identityProofInvalid();
+    }
+    return { authority: { sessionId: session.id, actor: { type: "machine", id: session.controllerAddress } }, machineId: machine };
   }
 
   /** Marks a session ended (once) with its audit event; a session already ended stays as it was. */
