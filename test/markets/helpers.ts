@@ -121,6 +121,27 @@ export async function pairAgent(
   ).item;
 }
 
+/**
+ * Demo machine 1 bound, with the demo provider as its runtime endpoint, and `agent` paired with it (the paid-order
+ * suites' setup): the market machine ID and the pairing token.
+ */
+export async function providerMachineWithAgent(
+  p: MarketsPlatform,
+  agent: { address: string; signMessage(message: string): Promise<string> },
+): Promise<{ machine: string; token: string }> {
+  const machine = (await bindMachine(p, p.machine("active", 0))).id;
+  const demoProvider = p.demo.markets!.provider;
+  expectOk(
+    await api(p, "PUT", `/machines/${machine}/runtime-endpoints/${demoProvider.providerKey}`, {
+      endpointBaseUrl: demoProvider.url,
+      authType: demoProvider.authType,
+      authToken: demoProvider.authToken,
+    }),
+    201,
+  );
+  return { machine, token: (await pairAgent(p, machine, agent)).pairingToken };
+}
+
 /** A fresh quote for the demo price feed on `machineId`: `{searchId, quoteId}`. */
 export async function priceFeedQuote(p: MarketsPlatform, machineId: string): Promise<{ searchId: string; quoteId: string; quote: any }> {
   const search = expectOk(await api(p, "POST", "/market/search", { machineId, skillKey: "oracle.price-feed" })).item;

@@ -21,17 +21,16 @@ import { escrowOrderKey } from "../../subgraphs/markets/orders/payments/escrow.j
 import {
   agentHeaders,
   api,
-  bindMachine,
   createOrder,
   expectMarketsError,
   expectOk,
   marketsServices,
-  pairAgent,
   PLATFORM_START_TIMEOUT_MS,
   prismaOf,
   startMarketsPlatform,
   usesPostgres,
   type MarketsPlatform,
+  providerMachineWithAgent,
 } from "./helpers.js";
 
 const AMOUNT_RAW = 10_000n; // the demo price feed's 0.01 USD in 6-decimal units
@@ -55,17 +54,7 @@ describe(`escrow refund and execute claim their transitions (${usesPostgres ? "P
     agent = new Wallet(payments.agents[0].privateKey, provider);
     stablecoin = new Contract(payments.stablecoin.address, contractInterface("TestStablecoin"), provider);
     escrow = new Contract(payments.escrow.address, contractInterface("PaymentEscrow"), provider);
-    machine = (await bindMachine(p, p.machine("active", 0))).id;
-    const demoProvider = p.demo.markets!.provider;
-    expectOk(
-      await api(p, "PUT", `/machines/${machine}/runtime-endpoints/${demoProvider.providerKey}`, {
-        endpointBaseUrl: demoProvider.url,
-        authType: demoProvider.authType,
-        authToken: demoProvider.authToken,
-      }),
-      201,
-    );
-    token = (await pairAgent(p, machine, agent)).pairingToken;
+    ({ machine, token } = await providerMachineWithAgent(p, agent));
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     provider?.destroy();

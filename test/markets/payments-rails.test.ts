@@ -17,7 +17,6 @@ import { freePort } from "../support/processes.js";
 import {
   agentHeaders,
   api,
-  bindMachine,
   createOrder,
   expectMarketsError,
   expectOk,
@@ -26,6 +25,7 @@ import {
   prismaOf,
   startMarketsPlatform,
   type MarketsPlatform,
+  providerMachineWithAgent,
 } from "./helpers.js";
 
 const AMOUNT_RAW = 10_000n; // the demo price feed's 0.01 USD in 6-decimal units
@@ -48,17 +48,7 @@ describe("payment rails on chain", () => {
     agent = new Wallet(payments.agents[0].privateKey, provider);
     stablecoin = new Contract(payments.stablecoin.address, contractInterface("TestStablecoin"), provider);
     domain = { name: payments.stablecoin.name, version: payments.stablecoin.version, chainId: p.demo.chainId, verifyingContract: payments.stablecoin.address };
-    machine = (await bindMachine(p, p.machine("active", 0))).id;
-    const demoProvider = p.demo.markets!.provider;
-    expectOk(
-      await api(p, "PUT", `/machines/${machine}/runtime-endpoints/${demoProvider.providerKey}`, {
-        endpointBaseUrl: demoProvider.url,
-        authType: demoProvider.authType,
-        authToken: demoProvider.authToken,
-      }),
-      201,
-    );
-    token = (await pairAgent(p, machine, agent)).pairingToken;
+    ({ machine, token } = await providerMachineWithAgent(p, agent));
   }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
     provider?.destroy();

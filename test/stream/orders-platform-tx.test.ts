@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
 import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
-import { agentHeaders, createOrder, pairAgent } from "../markets/helpers.js";
+import { agentHeaders, createOrder, providerMachineWithAgent } from "../markets/helpers.js";
 import {
   api,
-  bindMachine,
   createStreamOrder,
   expectMarketsError,
   expectOk,
@@ -46,17 +45,7 @@ describe("the platform's own transactions pay no stream order", () => {
   it("an escrow release transaction is refused as a stream payment; the order stays payment_pending", async () => {
     const payments = p.demo.payments!;
     const agent = new Wallet(payments.agents[0]!.privateKey, provider);
-    const machine = (await bindMachine(p, p.machine("active", 0))).id;
-    const demoProvider = p.demo.markets!.provider;
-    expectOk(
-      await api(p, "PUT", `/machines/${machine}/runtime-endpoints/${demoProvider.providerKey}`, {
-        endpointBaseUrl: demoProvider.url,
-        authType: demoProvider.authType,
-        authToken: demoProvider.authToken,
-      }),
-      201,
-    );
-    const token = (await pairAgent(p, machine, agent)).pairingToken;
+    const { machine, token } = await providerMachineWithAgent(p, agent);
     const post = (orderId: string, suffix: string, body?: unknown) => api(p, "POST", `/market/orders/${orderId}${suffix}`, body, agentHeaders(token));
     const order = expectOk(await createOrder(p, machine, token), 201).item;
     expectOk(await post(order.id, "/payment-intent", { rail: "onchain-escrow" }));
