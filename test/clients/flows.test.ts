@@ -2,9 +2,12 @@
  * The client package's flows end to end against one platform over real sockets (REST listeners, database, anvil):
  * chip evidence, the monetization toggle on both deployments behind the compatibility signal, a machine session,
  * pairing and rotating an agent, and a market order paid on each rail. Refusals come back as typed errors carrying
- * the envelope's code and status, and a refused flow leaves the platform's state as it was.
+ * the envelope's code and status, and a refused flow leaves the platform's state as it was. Last, the typed GraphQL
+ * documents (clients/graphql/) run against the gateway and read what the flows made.
  */
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { JsonRpcProvider, Wallet } from "ethers";
+import { print } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ApiError,
@@ -23,6 +26,8 @@ import {
   type FlowProgress,
   type MarketsClient,
 } from "../../clients/typescript/src/index.js";
+import { MachineAcrossSubgraphsDocument, MarketMachineWithOrdersDocument, PendingChipEvidenceDocument } from "../../clients/graphql/generated/graphql.js";
+import { DEV_OPERATOR_TOKEN } from "../../subgraphs/shared/config.js";
 import { bindMachine, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 
 let p: MarketsPlatform;
@@ -174,6 +179,30 @@ describe("machine authority, pairing and market orders", () => {
     expect(steps[0]).toBe("quote");
     expect(steps.at(-1)).toBe("settled");
     expect(result.payment.status).toBe(payment!.status);
+  });
+
+  it("typed GraphQL documents read the machine across the subgraphs, the pending evidence and the machine's orders", async () => {
+    const query = async <R, V>(document: TypedDocumentNode<R, V>, variables: V, token?: string): Promise<R> => {
+      const response = await fetch(p.graphql, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ query: print(document), variables }),
+      });
+      const body = (await response.json()) as { data?: R; errors?: unknown[] };
+      expect(body.errors).toBeUndefined();
+      return body.data!;
+    };
+    const demo = p.machine("active", 0);
+    const { machine } = await query(MachineAcrossSubgraphsDocument, { machineId: demo.machineId });
+    expect(machine!.verification!.didController.address.toLowerCase()).toBe(new Wallet(demo.controllerPrivateKey).address.toLowerCase());
+    expect(machine!.marketMachine).toMatchObject({ id: machineId });
+    expect(typeof machine!.rating?.mcrScore === "number" || machine!.rating === null).toBe(true);
+    const { pendingChipEvidence } = await query(PendingChipEvidenceDocument, { limit: 10 }, DEV_OPERATOR_TOKEN);
+    expect(pendingChipEvidence.map((e) => e.machineId)).toContain(p.machine("active", 1).machineId);
+    const { marketMachine, marketOrders } = await query(MarketMachineWithOrdersDocument, { id: machineId, limit: 50 });
+    expect(marketMachine.id).toBe(machineId);
+    const confirmed = marketOrders.items.filter((order) => order.status === "confirmed");
+    expect(confirmed.length).toBeGreaterThanOrEqual(4);
   });
 
   it("a rail the payer cannot pay without a key is refused before anything is paid", async () => {
