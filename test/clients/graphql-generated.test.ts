@@ -10,7 +10,7 @@ import config from "../../clients/graphql/codegen.js";
 
 describe("typed GraphQL documents", () => {
   it("equal what graphql-codegen's client preset writes from the supergraph", async () => {
-    const outputs = await generate({ ...config, cwd: process.cwd() }, false);
+    const outputs: Array<{ filename: string; content: string }> = await generate({ ...config, cwd: process.cwd() }, false);
     expect(outputs.map((o) => o.filename).sort()).toEqual(["gql.ts", "graphql.ts", "index.ts"].map((name) => `clients/graphql/generated/${name}`));
     for (const output of outputs) expect(readFileSync(output.filename, "utf8"), `${output.filename} is stale: run npm run graphql:generate`).toBe(output.content);
   });

@@ -8,15 +8,6 @@ import { ok, type MarketsClient } from "../clients.js";
 import { FlowError } from "../errors.js";
 import { report, type OnProgress } from "./progress.js";
 
-export interface MachineSession {
-  sessionId: string;
-  machineId: string;
-  controllerAddress: string;
-  sessionToken: string;
-  issuedAt: string;
-  expiresAt: string;
-}
-
 /** A signed identity proof for `identityRef` (the `identityProof` body member of binding and session routes). */
 export async function proveIdentity(markets: MarketsClient, identityRef: string, controller: Signer): Promise<{ challengeId: string; signature: string }> {
   const challenge = (await ok(markets.api.POST("/api/v1/machine-identity/challenges", { body: { identityRef } }))).item;
@@ -28,13 +19,16 @@ export async function openMachineSession(
   machineId: string,
   controller: Signer,
   onProgress?: OnProgress,
-): Promise<{ session: MachineSession; client: MarketsClient }> {
+) {
   const machine = (await ok(markets.api.GET("/api/v1/machines/{machineId}", { params: { path: { machineId } } }))).item;
   const identityRef = (machine as { identityRef?: string | null }).identityRef;
   if (!identityRef) throw new FlowError("MACHINE_IDENTITY_MISSING", `machine ${machineId} has no identityRef: no controller can act for it`);
   const identityProof = await proveIdentity(markets, identityRef, controller);
   report(onProgress, "identity-proved", { identityRef });
-  const session = (await ok(markets.api.POST("/api/v1/machine-identity/sessions", { body: { machineId, identityProof } }))).item as MachineSession;
+  const session = (await ok(markets.api.POST("/api/v1/machine-identity/sessions", { body: { machineId, identityProof } }))).item;
   report(onProgress, "session-opened", { sessionId: session.sessionId, expiresAt: session.expiresAt });
   return { session, client: markets.with({ machineSession: session.sessionToken }) };
 }
+
+/** The session as the platform answers it: sessionId, machineId, controllerAddress, sessionToken, issuedAt, expiresAt. */
+export type MachineSession = Awaited<ReturnType<typeof openMachineSession>>["session"];
