@@ -14,6 +14,9 @@ export const FAST_TEST_FILES = [
   "test/chain/evm-address.test.ts",
   "test/chain/reader-deadline.test.ts",
   "test/chain/vendor-ca.test.ts",
+  // The client package's generated sources against the committed OpenAPI documents (no platform).
+  "test/clients/generated.test.ts",
+  "test/clients/graphql-generated.test.ts",
   "test/edges/graphql-client-ip.test.ts",
   "test/edges/listeners.test.ts",
   "test/gateway/document-cache.test.ts",

@@ -112,6 +112,12 @@ export interface RouteDefinition {
    * (answer-reuse.ts). Declare it only for routes whose operation reads nothing else.
    */
   readonly reuseWhile?: AnswerBasis;
+  /**
+   * Sample GraphQL `data` for the OpenAPI document, where the operation answers a free-form JSONObject whose shape is
+   * fixed by the service (the purchase view): the generator documents `respond` run on these instead of on samples
+   * of the selection, which would only show an empty object.
+   */
+  readonly documentedResults?: readonly Record<string, unknown>[];
   /** Throws `RouteInputError` for requests the route refuses itself. */
   readonly variables: (input: RouteInput) => Record<string, unknown>;
   readonly respond: (data: Record<string, unknown>) => RouteOutcome;

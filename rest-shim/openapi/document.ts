@@ -19,7 +19,7 @@ import type { PreparedResponse } from "../errors/table.js";
 import { AREAS, type ListenerName, type RouteDefinition } from "../route-definition.js";
 import { exampleRequest, type ExampleRequest } from "./examples.js";
 import { inputVariableSchema } from "./graphql-shapes.js";
-import { inferSchema, mergeSchemas, type JsonSchema } from "./json-schema.js";
+import { FREE_FORM_OBJECT, inferSchema, mergeSchemas, type JsonSchema } from "./json-schema.js";
 import { probeInputs, probeJunkAnswers, probeSuccess } from "./route-probe.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -39,6 +39,13 @@ const QUERY_PARAMETERS: Record<string, JsonSchema & { description: string }> = {
   cursor: { type: "string", maxLength: 512, description: "Opaque cursor from the previous page's nextCursor." },
   offset: { type: "string", description: "Ratings listings: items to skip, 0..2147483647 (default 0)." },
 };
+
+/**
+ * The media type key of an answer's Content-Type: its essence (`application/json`), the key generated clients look
+ * for; the parameters the shim sends (`charset=utf-8`) are stated in the response's description.
+ */
+const mediaKey = (contentType: string) => contentType.split(";")[0]!.trim();
+const charsetNote = (contentType: string) => (contentType.includes(";") ? ` Content-Type: ${contentType}.` : "");
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 const parse = (body: Buffer) => (body.length === 0 ? null : JSON.parse(body.toString("utf8")));
@@ -184,11 +191,12 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
   const responses: Record<string, unknown> = {};
   const success = probeSuccess(route);
   if (success.size === 0) success.set("200", { empty: false, schema: {} });
+  const successType = route.errors.headers["content-type"] ?? "application/json";
   for (const [status, answer] of success) {
     responses[status] = {
-      description: answer.empty ? "Success, no body." : "Success.",
+      description: answer.empty ? "Success, no body." : `Success.${charsetNote(successType)}`,
       headers: components.headersOf(route.errors.headers),
-      ...(answer.empty ? {} : { content: { [route.errors.headers["content-type"] ?? "application/json"]: { schema: answer.schema ?? {} } } }),
+      ...(answer.empty ? {} : { content: { [mediaKey(successType)]: { schema: answer.schema ?? {} } } }),
     };
   }
   const errors = errorResponses(route, config, components, probeJunkAnswers(route, inputs));
@@ -196,10 +204,10 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
   for (const [status, group] of [...errors].sort(([a], [b]) => a - b)) {
     if (responses[String(status)]) continue;
     responses[String(status)] = components.share("responses", [route.errors.family, status, ...group.additions].join("."), {
-      description: `Codes: ${group.descriptions.join(", ")}.`,
+      description: `Codes: ${group.descriptions.join(", ")}.${charsetNote(group.contentType!)}`,
       headers: group.headers,
       content: {
-        [group.contentType!]: { schema: group.schemas.length === 1 ? group.schemas[0] : { anyOf: group.schemas }, examples: group.examples },
+        [mediaKey(group.contentType!)]: { schema: group.schemas.length === 1 ? group.schemas[0] : { anyOf: group.schemas }, examples: group.examples },
       },
     });
   }
@@ -237,7 +245,7 @@ function operationOf(route: RouteDefinition, config: PlatformConfig, components:
     operation.requestBody = {
       required: true,
       description: `JSON (one application/json Content-Type, no Content-Encoding), at most ${jsonBody.limit} bytes (413 above).`,
-      content: { "application/json": { schema: { ...(inputSchema ?? { type: "object" }), "x-max-bytes": jsonBody.limit }, example: example.body } },
+      content: { "application/json": { schema: { ...(inputSchema ?? FREE_FORM_OBJECT), "x-max-bytes": jsonBody.limit }, example: example.body } },
     };
   }
   return operation;

@@ -26,7 +26,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import type { ShimOperation } from "../executor.js";
-import type { JsonSchema } from "./json-schema.js";
+import { FREE_FORM_OBJECT, type JsonSchema } from "./json-schema.js";
 
 const SUPERGRAPH = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "gateway", "supergraph.graphql");
 
@@ -124,7 +124,7 @@ function inputSchema(type: GraphQLInputType): JsonSchema {
   if (isEnumType(type)) return { type: "string", description: `One of ${type.getValues().map((v) => v.name.toLowerCase().replace(/_/g, "-")).join(", ")}.` };
   if (isScalarType(type)) {
     const sample = scalarSample(type.name);
-    if (typeof sample === "object") return { type: "object" };
+    if (typeof sample === "object") return FREE_FORM_OBJECT;
     return { type: typeof sample === "number" ? (type.name === "Int" ? "integer" : "number") : typeof sample };
   }
   const fields = Object.values(getNamedType(type) === type && isInputObjectType(type) ? type.getFields() : {});

@@ -14,11 +14,16 @@ function kindOf(value: unknown): Kind {
   return typeof value as Kind;
 }
 
+/** An object that may hold any members (generators type it as a record of unknown values, not as an empty object). */
+export const FREE_FORM_OBJECT: JsonSchema = { type: "object", additionalProperties: true };
+
 /** The schema of one sample: its types, object members (all required) and array items. */
 export function inferSchema(value: unknown): JsonSchema {
   const kind = kindOf(value);
   if (kind === "object") {
     const entries = Object.entries(value as Record<string, unknown>);
+    // An empty sample is a free-form object (a JSONObject field): it may hold any members.
+    if (entries.length === 0) return FREE_FORM_OBJECT;
     return {
       type: "object",
       properties: Object.fromEntries(entries.map(([name, member]) => [name, inferSchema(member)])),
@@ -49,6 +54,9 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema): JsonSchema {
     const pa = (a.properties ?? {}) as Record<string, JsonSchema>;
     const pb = (b.properties ?? {}) as Record<string, JsonSchema>;
     const names = [...new Set([...Object.keys(pa), ...Object.keys(pb)])];
+    const free = a.additionalProperties === true || b.additionalProperties === true;
+    if (free) merged.additionalProperties = true;
+    if (free && names.length === 0) return merged;
     merged.properties = Object.fromEntries(
       names.map((name) => [name, pa[name] && pb[name] ? mergeSchemas(pa[name]!, pb[name]!) : (pa[name] ?? pb[name])!]),
     );

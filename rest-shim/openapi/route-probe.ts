@@ -87,10 +87,11 @@ export interface SuccessAnswer {
  */
 export function probeSuccess(route: RouteDefinition): Map<string, SuccessAnswer> {
   const answers = new Map<string, SuccessAnswer>();
-  for (const variant of ["full", "sparse"] as SampleVariant[]) {
+  const samples = route.documentedResults ?? (["full", "sparse"] as SampleVariant[]).map((variant) => () => sampleData(route.operation, variant));
+  for (const sample of samples) {
     let outcome;
     try {
-      outcome = route.respond(sampleData(route.operation, variant));
+      outcome = route.respond(typeof sample === "function" ? sample() : sample);
     } catch {
       continue;
     }

@@ -73,6 +73,27 @@ describe.each(OPENAPI_LISTENERS)("docs/openapi/%s.json", (listener) => {
     }
   });
 
+  it("reads well in client generators: media type keys without parameters, free-form objects open", () => {
+    const keys: string[] = [];
+    const closedEmpty: string[] = [];
+    const walk = (value: unknown, at: string) => {
+      if (value === null || typeof value !== "object") return;
+      if (Array.isArray(value)) return value.forEach((item, index) => walk(item, `${at}/${index}`));
+      const node = value as Record<string, unknown>;
+      if (node.content && typeof node.content === "object") keys.push(...Object.keys(node.content));
+      // An object schema that names no members must admit any (else generators type it as an object holding nothing).
+      if (node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"))) {
+        if (!node.properties && !node.$ref && node.additionalProperties !== true) closedEmpty.push(at);
+      }
+      for (const [key, member] of Object.entries(node)) walk(member, `${at}/${key}`);
+    };
+    walk(document.paths, "paths");
+    walk(document.components, "components");
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.filter((key) => key.includes(";"))).toEqual([]);
+    expect(closedEmpty).toEqual([]);
+  });
+
   it("documents exactly the routes the listener serves", () => {
     const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${openApiPath(route.path)}`).sort());

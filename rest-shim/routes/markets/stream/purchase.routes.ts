@@ -12,6 +12,7 @@ import { RouteInputError } from "../../../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../../../route-definition.js";
 import { bodyObject, itemOf, marketsRoute, op, withJsonBodyLimit } from "../http.js";
 import { PREPARE_ACCESS_BODY_LIMIT } from "./order.routes.js";
+import { purchaseResults } from "./purchase.docs.js";
 import { pairingTokenOf } from "../orders/order.routes.js";
 
 const J = "JSONObject";
@@ -139,6 +140,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     machineRule: NONE,
     variables: ({ headers, body }) => ({ pairingToken: pairingTokenOf(headers), input: bodyObject(body) }),
     respond: itemOf("createPurchase", 201),
+    documentedResults: purchaseResults("createPurchase"),
   }),
   marketsRoute({ caller: { kind: "pairing-or-machine-agent" },
     method: "GET",
@@ -147,6 +149,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     machineRule: NONE,
     variables: ({ params, headers }) => ({ purchaseId: params.purchaseId, pairingToken: pairingTokenOf(headers), ...machineAgentOf(headers) }),
     respond: itemOf("purchase"),
+    documentedResults: purchaseResults("purchase"),
   }),
   marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
@@ -156,6 +159,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     machineRule: NONE,
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
     respond: itemOf("createPurchasePaymentIntent"),
+    documentedResults: purchaseResults("createPurchasePaymentIntent"),
   }),
   marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
@@ -165,6 +169,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     machineRule: NONE,
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
     respond: itemOf("submitPurchasePaymentProof"),
+    documentedResults: purchaseResults("submitPurchasePaymentProof"),
   }),
   marketsRoute({ caller: { kind: "pairing" },
     method: "GET",

@@ -11,7 +11,7 @@ export const STREAM_DATA_DOCS = {
     description:
       "Shim-side binary route: the named operation authorises the agent (x-machine-agent-id / x-machine-agent-token) and names where the bytes go; the body is streamed into the local storage driver, then `CommitStreamChunkData` re-reads it and checks its size and SHA-256 against the manifest (CIPHERTEXT_SIZE_MISMATCH / CIPHERTEXT_HASH_MISMATCH: nothing is stored). Answers `{ item: StreamChunk }`.",
     requestBody: { required: true, description: "The chunk's ciphertext, exactly encryptedSize bytes.", content: BYTES },
-    responses: { "200": { description: "Stored (or already stored): `{ item }` with the chunk, `stored: true`.", content: { "application/json": { schema: { type: "object" } } } } },
+    responses: { "200": { description: "Stored (or already stored): `{ item }` with the chunk, `stored: true`.", content: { "application/json": { schema: { type: "object", additionalProperties: true } } } } },
   },
   download: {
     description:

@@ -1,0 +1,1 @@
+export * from "./gql.js";

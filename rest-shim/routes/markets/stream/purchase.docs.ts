@@ -1,0 +1,48 @@
+/**
+ * Sample results of the purchase operations for the OpenAPI document. The operations answer a JSONObject (the
+ * purchase as `purchaseView` builds it), so the selection in the supergraph cannot tell its shape; these samples
+ * are built by the same `purchaseView` from sample rows, so the documented `item` has the members the API writes.
+ * Two rows: one with every nullable member set (paid, delivered over tcp), one with them null (just created).
+ */
+import type { StreamPurchase } from "../../../../subgraphs/shared/db/generated/client.js";
+import { purchaseView } from "../../../../subgraphs/markets/stream/purchases/purchase.repository.js";
+
+const at = new Date("2026-01-01T00:00:00.000Z");
+const created: StreamPurchase = {
+  id: "pur_sample",
+  listingId: "lst_sample",
+  machineId: "mach_sample",
+  agentPairingId: "pair_sample",
+  buyerId: "buyer-sample",
+  buyerPublicKeyHex: "00".repeat(32),
+  buyerCapabilities: [{ transportId: "tcp", version: "1", features: ["resume"] }],
+  chunkIds: [`sha256:${"00".repeat(32)}`],
+  status: "payment_pending",
+  amount: "1.00",
+  currency: "USD",
+  rail: null,
+  paymentIntent: null,
+  paymentProof: null,
+  paymentTxHash: null,
+  delivery: null,
+  paidAt: null,
+  completedAt: null,
+  createdAt: at,
+  updatedAt: at,
+};
+const paid: StreamPurchase = {
+  ...created,
+  status: "completed",
+  rail: "transfer",
+  // Free-form by the rail (transfer or x402) and the transport: documented as objects of any members.
+  paymentIntent: {},
+  paymentProof: {},
+  paymentTxHash: `0x${"00".repeat(32)}`,
+  delivery: {},
+  paidAt: at,
+  completedAt: at,
+};
+const failed: StreamPurchase = { ...created, status: "failed", delivery: { failure: { code: "DELIVERY_TRANSPORT_UNAVAILABLE" } } };
+
+/** Sample `data` for an operation whose root field answers a purchase view. */
+export const purchaseResults = (field: string) => [paid, created, failed].map((row) => ({ [field]: purchaseView(row) }));
