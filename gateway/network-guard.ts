@@ -79,7 +79,8 @@ const CHECKS: readonly Check[] = [
   },
   {
     setting: "OPERATOR_TOKENS",
-    parts: ["verify"],
+    // The verify subgraph's evidence attestation and the markets subgraph's dispute arbiter.
+    parts: ["verify", "markets"],
     unsafe: (c) => devTokens(c.operatorTokens, DEV_OPERATOR_TOKEN) && `unset or the documented ${DEV_OPERATOR_TOKEN}`,
   },
   {
