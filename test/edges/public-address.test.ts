@@ -170,6 +170,9 @@ describe("which settings a role needs outside loopback", () => {
     expect(refused({ ...EXTERNAL_CHAIN, FAUCET_PRIVATE_KEY: DEV_FAUCET_KEY }, { kind: "subgraph", name: "ratings" })).toEqual(["FAUCET_PRIVATE_KEY"]);
     const markets: Role = { kind: "subgraph", name: "markets" };
     expect(refused(EXTERNAL_CHAIN, markets)).toEqual(["MARKETS_PAIRING_JWT_SECRETS"]);
+    // The markets subgraph's arbiter: unset is no arbiter (nobody resolves disputes); the dev token is refused.
+    expect(refused({ ...EXTERNAL_CHAIN, MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, OPERATOR_TOKENS: "dev-operator-token" }, markets)).toEqual(["OPERATOR_TOKENS"]);
+    expect(refused({ ...EXTERNAL_CHAIN, MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, OPERATOR_TOKENS: "configured-operator-token" }, markets)).toEqual([]);
     expect(refused({ ...EXTERNAL_CHAIN, STREAM_PAYMENT_PROOF_REQUIRED: "false", MARKET_PAYMENT_RECORDED_PROOFS: "on" }, markets)).toEqual([
       "MARKETS_PAIRING_JWT_SECRETS",
       "STREAM_PAYMENT_PROOF_REQUIRED",
