@@ -180,8 +180,10 @@ describe("which settings a role needs outside loopback", () => {
     ]);
     const marketsConfigured = { ...EXTERNAL_CHAIN, MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, STREAM_PAYMENT_PROOF_REQUIRED: "true" };
     expect(refused(marketsConfigured, markets)).toEqual([]);
-    // On the embedded chain's dev defaults the markets subgraph would seal, operate escrow and take payments with public keys.
+    // On the embedded chain's dev defaults the markets subgraph would resolve disputes for anyone holding the dev
+    // operator token, and seal, operate escrow and take payments with public keys.
     expect(refused({ MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, STREAM_PAYMENT_PROOF_REQUIRED: "true" }, markets)).toEqual([
+      "OPERATOR_TOKENS",
       "MARKETS_SECRETS_KEY",
       "ESCROW_OPERATOR_KEY",
       "PAYMENT_PAYEE_ADDRESS",
