@@ -222,6 +222,42 @@ describe(`the arbiter resolves disputed orders (${usesPostgres ? "PostgreSQL" : 
     expect(await balance(payments.payee.address)).toBe(payeeAfterSend);
   }, 90_000);
 
+  it("a failure before a step's commit: the claim leaves nothing behind; a lost record is completed by the next call", async () => {
+    const store = marketsServices(p).store;
+    const failCommit = (n: number) => {
+      let commits = 0;
+      store.beforeCommit = () => {
+        if (++commits === n) throw new Error("injected before commit");
+      };
+    };
+    // The claim's transaction fails after its audit write: nothing changes, nothing is sent.
+    const orderId = await disputedEscrowOrder();
+    const before = await snapshot(orderId);
+    const nonce = await operatorNonce();
+    failCommit(1);
+    try {
+      expectMarketsError(await resolve(orderId, { decision: "refund", reason: "x" }), 500, "INTERNAL_ERROR");
+    } finally {
+      store.beforeCommit = null;
+    }
+    expect(await snapshot(orderId)).toEqual(before);
+    expect(await operatorNonce()).toBe(nonce);
+    // The claim commits and the escrow is refunded on chain, then the record's transaction fails.
+    const payerBefore = await balance(agent.address);
+    failCommit(2);
+    try {
+      expectMarketsError(await resolve(orderId, { decision: "refund", reason: "x" }), 500, "INTERNAL_ERROR");
+    } finally {
+      store.beforeCommit = null;
+    }
+    expect((await snapshot(orderId)).payment!.status).toBe("refund_pending");
+    expect(await escrowState(orderId)).toBe("refunded");
+    const recorded = expectOk(await resolve(orderId, { decision: "refund", reason: "again" })).item;
+    expect(recorded).toMatchObject({ order: { status: "cancelled" }, payment: { status: "refunded", details: { refund: { txHash: null } } } });
+    expect(await operatorNonce()).toBe(nonce + 1);
+    expect(await balance(agent.address)).toBe(payerBefore + AMOUNT_RAW);
+  }, 90_000);
+
   it("the pairing of a disputed order can be revoked once the order is resolved (a not-required order: a recorded decision)", async () => {
     const other = new Wallet(payments.agents[1]!.privateKey);
     const pairing = await pairAgent(p, machine, other);
