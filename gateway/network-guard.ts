@@ -67,7 +67,7 @@ interface Check {
   setting: string;
   parts: readonly Part[];
   /** What the setting holds when it is public or trusting; undefined when it is safe. */
-  unsafe(config: PlatformConfig): string | false;
+  unsafe(config: PlatformConfig, parts: ReadonlySet<Part>): string | false;
 }
 
 /** In the order the refusal names them. */
@@ -79,8 +79,13 @@ const CHECKS: readonly Check[] = [
   },
   {
     setting: "OPERATOR_TOKENS",
-    parts: ["verify"],
-    unsafe: (c) => devTokens(c.operatorTokens, DEV_OPERATOR_TOKEN) && `unset or the documented ${DEV_OPERATOR_TOKEN}`,
+    // The verify subgraph's evidence attestation and the markets subgraph's dispute arbiter. Unset, the markets
+    // subgraph has no arbiter (nobody can resolve a dispute), which trusts no one; only the dev token is refused there.
+    parts: ["verify", "markets"],
+    unsafe: (c, parts) =>
+      parts.has("verify")
+        ? devTokens(c.operatorTokens, DEV_OPERATOR_TOKEN) && `unset or the documented ${DEV_OPERATOR_TOKEN}`
+        : c.operatorTokens.includes(DEV_OPERATOR_TOKEN) && `the documented ${DEV_OPERATOR_TOKEN}`,
   },
   {
     setting: "VENDOR_TRUST_BUNDLE",
@@ -160,7 +165,7 @@ export function unsafeSettings(config: PlatformConfig, role: Role): UnsafeSettin
   const unsafe: UnsafeSetting[] = [];
   for (const check of CHECKS) {
     if (!check.parts.some((part) => parts.has(part))) continue;
-    const holds = check.unsafe(config);
+    const holds = check.unsafe(config, parts);
     if (holds) unsafe.push({ setting: check.setting, holds });
   }
   return unsafe;

@@ -31,6 +31,8 @@ export const MARKETS_ERRORS = defineErrorTable({
     AGENT_PAIRING_PROOF_REQUIRED: { status: 401, message: "A pairing proof is required." },
     AGENT_PAIRING_PROOF_INVALID: { status: 401, message: "The pairing proof is invalid." },
     AGENT_PAIRING_PROOF_EXPIRED: { status: 401, message: "The pairing proof expired." },
+    OPERATOR_AUTH_REQUIRED: { status: 401, message: "The operator's credential is required." },
+    OPERATOR_AUTH_INVALID: { status: 401, message: "The operator's credential is invalid." },
     PAYMENT_TX_FAILED: { status: 402, message: "The payment transaction failed." },
     PAYMENT_INSUFFICIENT_FUNDS: { status: 402, message: "The payer's balance does not cover the payment." },
     AGENT_POLICY_DENIED: { status: 403, message: "The delegation policy denies this action." },

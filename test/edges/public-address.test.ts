@@ -170,6 +170,9 @@ describe("which settings a role needs outside loopback", () => {
     expect(refused({ ...EXTERNAL_CHAIN, FAUCET_PRIVATE_KEY: DEV_FAUCET_KEY }, { kind: "subgraph", name: "ratings" })).toEqual(["FAUCET_PRIVATE_KEY"]);
     const markets: Role = { kind: "subgraph", name: "markets" };
     expect(refused(EXTERNAL_CHAIN, markets)).toEqual(["MARKETS_PAIRING_JWT_SECRETS"]);
+    // The markets subgraph's arbiter: unset is no arbiter (nobody resolves disputes); the dev token is refused.
+    expect(refused({ ...EXTERNAL_CHAIN, MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, OPERATOR_TOKENS: "dev-operator-token" }, markets)).toEqual(["OPERATOR_TOKENS"]);
+    expect(refused({ ...EXTERNAL_CHAIN, MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, OPERATOR_TOKENS: "configured-operator-token" }, markets)).toEqual([]);
     expect(refused({ ...EXTERNAL_CHAIN, STREAM_PAYMENT_PROOF_REQUIRED: "false", MARKET_PAYMENT_RECORDED_PROOFS: "on" }, markets)).toEqual([
       "MARKETS_PAIRING_JWT_SECRETS",
       "STREAM_PAYMENT_PROOF_REQUIRED",
@@ -177,8 +180,10 @@ describe("which settings a role needs outside loopback", () => {
     ]);
     const marketsConfigured = { ...EXTERNAL_CHAIN, MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, STREAM_PAYMENT_PROOF_REQUIRED: "true" };
     expect(refused(marketsConfigured, markets)).toEqual([]);
-    // On the embedded chain's dev defaults the markets subgraph would seal, operate escrow and take payments with public keys.
+    // On the embedded chain's dev defaults the markets subgraph would resolve disputes for anyone holding the dev
+    // operator token, and seal, operate escrow and take payments with public keys.
     expect(refused({ MARKETS_PAIRING_JWT_SECRETS: PAIRING_SECRET, STREAM_PAYMENT_PROOF_REQUIRED: "true" }, markets)).toEqual([
+      "OPERATOR_TOKENS",
       "MARKETS_SECRETS_KEY",
       "ESCROW_OPERATOR_KEY",
       "PAYMENT_PAYEE_ADDRESS",

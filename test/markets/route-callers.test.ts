@@ -4,7 +4,8 @@
  * nothing written, a request without it (401 MACHINE_IDENTITY_PROOF_REQUIRED), with a forged or another machine's
  * session (401 MACHINE_IDENTITY_PROOF_INVALID), before global rule 1 and before any value of the request (a bad body
  * with a forged session is still 401). GraphQL: every mutation naming a machine takes a credential, and the machine
- * authority mutations refuse an anonymous call. Routes and mutations are read from the table and the schema, so
+ * authority mutations refuse an anonymous call. The arbiter's routes ask the operator's credential
+ * (OPERATOR_TOKENS) the same way, before any value of the request. Routes and mutations are read from the table and the schema, so
  * later ones are walked too.
  */
 import { Wallet } from "ethers";
@@ -15,6 +16,7 @@ import path from "node:path";
 import { ROUTES, AREAS, type RouteDefinition } from "../../rest-shim/routes.js";
 import { callerRuleOf, machineRuleOf, MARKETS_BASE, SESSION_KINDS } from "../../rest-shim/routes/markets/http.js";
 import { graphql } from "../support/platform.js";
+import { DEV_OPERATOR_TOKEN } from "../../subgraphs/shared/config.js";
 import { sessionOf } from "../support/machine-sessions.js";
 import {
   agentHeaders,
@@ -68,6 +70,36 @@ describe("the route table", () => {
     ]) {
       expect(sessionRoutes).toContain(expected);
     }
+  });
+
+  it("asks the operator's credential on the arbiter's writes", () => {
+    const operatorRoutes = MARKETS_ROUTES.filter((route) => callerRuleOf(route)!.kind === "operator");
+    expect(operatorRoutes.map(name)).toEqual(["POST /api/v1/market/orders/:orderId/resolve"]);
+    for (const route of operatorRoutes) expect(route.credentialCheck).toBeDefined();
+  });
+});
+
+describe("the operator's credential, walked over the route table", () => {
+  let p: MarketsPlatform;
+  beforeAll(async () => {
+    p = await startMarketsPlatform();
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(() => p?.close());
+
+  const OPERATOR_ROUTES = MARKETS_ROUTES.filter((route) => callerRuleOf(route)!.kind === "operator");
+
+  it.each(OPERATOR_ROUTES.map((route) => [name(route), route] as const))("%s", async (_name, route) => {
+    const path = route.path.slice(MARKETS_BASE.length).replace(/:[A-Za-z]+/g, "ord_aaaaaaaaaaaaaaaa");
+    const before = await prismaOf(p).marketAuditEvent.count();
+    const send = (authorization: string, body: unknown = { decision: "release", reason: "walk" }) => api(p, route.method, path, body, { authorization });
+    expectMarketsError(await send(""), 401, "OPERATOR_AUTH_REQUIRED");
+    expectMarketsError(await send("Bearer not-the-operator-token"), 401, "OPERATOR_AUTH_INVALID");
+    expectMarketsError(await send("Basic abc"), 401, "OPERATOR_AUTH_INVALID");
+    // A bad body says nothing to a caller without the credential; with it, the same body is the caller's to fix.
+    expectMarketsError(await send("", "[1,"), 401, "OPERATOR_AUTH_REQUIRED");
+    expectMarketsError(await send("Bearer not-the-operator-token", "[1,"), 401, "OPERATOR_AUTH_INVALID");
+    expectMarketsError(await send(`Bearer ${DEV_OPERATOR_TOKEN}`, "[1,"), 400, "VALIDATION_ERROR");
+    expect(await prismaOf(p).marketAuditEvent.count()).toBe(before);
   });
 });
 
@@ -170,7 +202,7 @@ describe("GraphQL mutations", () => {
   const sdl = readFileSync(path.join(import.meta.dirname, "../../subgraphs/markets/schema.graphql"), "utf8");
   const schema = buildSchema(sdl.replace(/@\w+(\([^)]*\))?/g, "").replace(/^(extend )?schema[^{]*\{[^}]*\}/m, ""), { assumeValidSDL: true });
   const mutations = Object.values(schema.getMutationType()!.getFields());
-  const CREDENTIALS = ["machineSession", "pairingToken", "agentToken", "agentProof", "agent", "credentials", "deliveryToken", "identityProof"];
+  const CREDENTIALS = ["machineSession", "operatorToken", "pairingToken", "agentToken", "agentProof", "agent", "credentials", "deliveryToken", "identityProof"];
   const namesMachine = (field: GraphQLField<unknown, unknown>) =>
     field.args.some((arg) => arg.name === "machineId" || arg.name === "id") ||
     field.args.some((arg) => {

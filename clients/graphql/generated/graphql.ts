@@ -661,6 +661,13 @@ export type MarketBudgetInput = {
   currency?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A resolved dispute: the order (confirmed or cancelled, with its resolution) and its payment. */
+export type MarketDisputeResolution = {
+  __typename?: 'MarketDisputeResolution';
+  order: MarketOrder;
+  payment?: Maybe<MarketPayment>;
+};
+
 /** Where an external-handoff service continues. */
 export type MarketHandoff = {
   __typename?: 'MarketHandoff';
@@ -779,6 +786,8 @@ export type MarketOrder = {
   payment: Scalars['JSONObject']['output'];
   providerKey: Scalars['String']['output'];
   quoteId?: Maybe<Scalars['String']['output']>;
+  /** The arbiter's decision on a dispute: { decision: release | refund, reason, resolvedAt, onChain }; null otherwise. */
+  resolution?: Maybe<Scalars['JSONObject']['output']>;
   routeId?: Maybe<Scalars['String']['output']>;
   runId?: Maybe<Scalars['String']['output']>;
   searchId?: Maybe<Scalars['String']['output']>;
@@ -1263,6 +1272,8 @@ export type Mutation = {
   releasePayment: PaymentIntentResult;
   /** POST /2fa/reset: a new enrolment for whoever holds the owner address's key, replacing any other and lifting every lock. `signature`: EIP-191 personal_sign of the reset message (docs/faucet.md) naming `issuedAt`. */
   resetTwoFactor: TwoFactorEnrolment;
+  /** POST /market/orders/:orderId/resolve: the operator releases a disputed order's payment to the payee or refunds it to the payer */
+  resolveMarketOrderDispute: MarketDisputeResolution;
   /** POST /machines/:machineId/tasks/:taskId/resolve (201); serviceId: one of the candidates, default the best. */
   resolveTask: MarketTask;
   /** DELETE /machines/:machineId/agent-pairings/:pairingId: revoked. */
@@ -1646,6 +1657,14 @@ export type MutationResetTwoFactorArgs = {
 };
 
 
+export type MutationResolveMarketOrderDisputeArgs = {
+  decision?: InputMaybe<Scalars['String']['input']>;
+  operatorToken?: InputMaybe<Scalars['String']['input']>;
+  orderId: Scalars['String']['input'];
+  reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type MutationResolveTaskArgs = {
   machineId: Scalars['String']['input'];
   machineSession?: InputMaybe<Scalars['String']['input']>;
@@ -1953,6 +1972,8 @@ export type Query = {
   marketMachine: MarketMachine;
   /** GET /machines: records with a stored identity proof (not re-checked). */
   marketMachines: MarketMachinePage;
+  /** Checks the operator's credential alone: true, or OPERATOR_AUTH_REQUIRED / OPERATOR_AUTH_INVALID. */
+  marketOperatorAuthority: Scalars['Boolean']['output'];
   /** GET /market/orders/:orderId */
   marketOrder: MarketOrder;
   /** GET /market/orders/:orderId/payment */
@@ -2140,6 +2161,11 @@ export type QueryMarketMachineArgs = {
 export type QueryMarketMachinesArgs = {
   cursor?: InputMaybe<Scalars['String']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryMarketOperatorAuthorityArgs = {
+  operatorToken?: InputMaybe<Scalars['String']['input']>;
 };
 
 

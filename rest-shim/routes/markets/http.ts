@@ -62,6 +62,8 @@ export type MachineRule =
  * - `machine-agent`: a machine agent's token, issued only under the machine's authority;
  * - `pairing-or-machine-agent`: either party of a purchase (the buyer's pairing token or the seller's agent);
  * - `delivery-token`: a chunk delivery token scoped to an order or purchase, its buyer and chunks;
+ * - `operator`: the service operator (the arbiter of disputes), a token of OPERATOR_TOKENS in `Authorization: Bearer`,
+ *   checked before any value of the request; the shim passes it as `operatorToken`;
  * - `public`: anyone, for the reason given (reads, challenges, the anonymous buyer's order flow).
  */
 export type CallerRule =
@@ -75,7 +77,8 @@ export type CallerRule =
         | "agent-proof"
         | "machine-agent"
         | "pairing-or-machine-agent"
-        | "delivery-token";
+        | "delivery-token"
+        | "operator";
     }
   | { kind: "public"; reason: string };
 
@@ -89,6 +92,24 @@ const MACHINE_AUTHORITY = op(
   machineAuthority(machineId: $machineId, machineSession: $machineSession, pairingToken: $pairingToken)
 }`,
 );
+
+/** The query that checks the operator's credential alone (orders/dispute.resolver.ts). */
+const OPERATOR_AUTHORITY = op(
+  "MarketOperatorAuthority",
+  `query MarketOperatorAuthority($operatorToken: String) { marketOperatorAuthority(operatorToken: $operatorToken) }`,
+);
+
+/**
+ * The operator's token of a request: `Authorization: Bearer <token>`. Absent is null (the service answers
+ * OPERATOR_AUTH_REQUIRED); a header that is not exactly one bearer token is OPERATOR_AUTH_INVALID.
+ */
+export function operatorTokenOf(headers: Readonly<IncomingHttpHeaders>): string | null {
+  const authorization = headers.authorization;
+  if (authorization === undefined) return null;
+  const match = /^Bearer ([^\s]+)$/.exec(authorization);
+  if (!match) throw new RouteInputError("OPERATOR_AUTH_INVALID");
+  return match[1]!;
+}
 
 /**
  * The machine session of a request: `Authorization: Bearer <token>`. Absent is null (the service answers
@@ -139,6 +160,7 @@ export function marketsRoute(spec: MarketsRouteSpec): RouteDefinition {
   const { body, octetBody, path, machineRule, caller, ...rest } = spec;
   if (path.includes(":machineId") && machineRule.kind === "none") throw new Error(`${spec.method} ${path} names a machine`);
   const session = SESSION_KINDS.has(caller.kind);
+  const operator = caller.kind === "operator";
   // The credential alone can be checked when the route names its machine (path or body); a session route that does
   // not (DELETE of a session: the token names it) has no body to refuse.
   const namesMachine = path.includes(":machineId") || machineRule.kind !== "none";
@@ -153,8 +175,15 @@ export function marketsRoute(spec: MarketsRouteSpec): RouteDefinition {
           const machineSession = machineSessionOf(input.headers);
           return { ...rest.variables(input), machineSession };
         }
-      : rest.variables,
-    credentialCheck: session && namesMachine
+      : operator
+        ? (input) => {
+            const operatorToken = operatorTokenOf(input.headers);
+            return { ...rest.variables(input), operatorToken };
+          }
+        : rest.variables,
+    credentialCheck: operator
+      ? { operation: OPERATOR_AUTHORITY, variables: (input) => ({ operatorToken: operatorTokenOf(input.headers) }) }
+      : session && namesMachine
       ? {
           operation: MACHINE_AUTHORITY,
           variables: (input) => ({

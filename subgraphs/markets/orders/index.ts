@@ -14,6 +14,9 @@ import { AgentPairingResolver } from "./pairing.resolver.js";
 import { MarketOrderResolver } from "./order.resolver.js";
 import { MarketMachineOrdersResolver } from "./machine-orders.resolver.js";
 import { PaymentSettlementResolver } from "./payments/settlement.resolver.js";
+import { MarketDisputeResolver } from "./dispute.resolver.js";
+import { DisputeService } from "./dispute.service.js";
+import { BearerTokens } from "../../shared/bearer.js";
 import { OrderExecutor } from "./order.execution.js";
 import { OrderService } from "./order.service.js";
 import { PairingService } from "./pairing.service.js";
@@ -36,9 +39,11 @@ export interface OrderServices {
   paymentChain: PaymentChain;
   /** Proof, escrow lock, release, refund and the x402 settlement (payments/settlement.service.ts). */
   settlements: PaymentSettlementService;
+  /** The arbiter's resolution of disputed orders, with the operator's credential (dispute.service.ts). */
+  disputes: DisputeService;
 }
 
-export const ORDER_RESOLVERS = [AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver] as const;
+export const ORDER_RESOLVERS = [AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, MarketDisputeResolver] as const;
 
 /** The base of the resource URLs the x402 rail names in its payment requirements. */
 export const resourceBaseOf = (runtime: SubgraphRuntime) => `http://${runtime.config.host}:${runtime.config.marketsPort}/api/v1`;
@@ -67,5 +72,6 @@ export function buildOrderServices(runtime: SubgraphRuntime, store: MarketsStore
   // The one place rails are registered: each entry implements one MarketPaymentRailType (payments/payment.service.ts).
   const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBaseOf(runtime)) };
   const payments = new PaymentService(store, pairings, rails, clock);
-  return { pairings, orders, orderExecutor, payments, rails, paymentChain, settlements };
+  const disputes = new DisputeService(store, paymentChain, new BearerTokens(config.operatorTokens), clock);
+  return { pairings, orders, orderExecutor, payments, rails, paymentChain, settlements, disputes };
 }

@@ -58,6 +58,7 @@ export function orderView(o: OrderRow) {
     outcomeId: o.outcomeId,
     handoff: (o.handoff as JsonObject | null) ?? null,
     errorMessage: o.errorMessage,
+    resolution: (o.resolution as JsonObject | null) ?? null,
     createdAt: o.createdAt.toISOString(),
     updatedAt: o.updatedAt.toISOString(),
   };

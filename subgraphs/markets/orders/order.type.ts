@@ -40,6 +40,8 @@ export class MarketOrder {
   @Field(() => String, N) outcomeId!: string | null;
   @Field(J, N) handoff!: Record<string, unknown> | null;
   @Field(() => String, N) errorMessage!: string | null;
+  @Field(J, { nullable: true, description: "The arbiter's decision on a dispute: { decision: release | refund, reason, resolvedAt, onChain }; null otherwise." })
+  resolution!: Record<string, unknown> | null;
   @Field(S) createdAt!: string;
   @Field(S) updatedAt!: string;
 }

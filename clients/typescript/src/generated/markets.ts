@@ -1049,7 +1049,7 @@ export interface paths {
          *     query MarketOrders($machineId: String!, $limit: Int, $cursor: String) {
          *       marketOrders(machineId: $machineId, limit: $limit, cursor: $cursor) { items { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage createdAt updatedAt } nextCursor }
+         *       errorMessage resolution createdAt updatedAt } nextCursor }
          *     }
          *     ```
          */
@@ -1063,7 +1063,7 @@ export interface paths {
          *     mutation CreateMarketOrder($pairingToken: String, $input: CreateMarketOrderInput!) {
          *       createMarketOrder(pairingToken: $pairingToken, input: $input) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage createdAt updatedAt }
+         *       errorMessage resolution createdAt updatedAt }
          *     }
          *     ```
          */
@@ -1088,7 +1088,7 @@ export interface paths {
          *     ```graphql
          *     query MarketOrder($orderId: String!) { marketOrder(orderId: $orderId) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage createdAt updatedAt } }
+         *       errorMessage resolution createdAt updatedAt } }
          *     ```
          */
         get: operations["MarketOrder"];
@@ -1170,7 +1170,7 @@ export interface paths {
          *       executeMarketOrder(pairingToken: $pairingToken, orderId: $orderId) {
          *         httpStatus order { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage createdAt updatedAt } task { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *       errorMessage resolution createdAt updatedAt } task { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } run { id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt } outcome { id machineId taskId runId kind result createdAt } handoff { label url notes }
          *       }
          *     }
@@ -1199,7 +1199,7 @@ export interface paths {
          *     ```graphql
          *     mutation ConfirmMarketOrder($pairingToken: String, $orderId: String!) { confirmMarketOrder(pairingToken: $pairingToken, orderId: $orderId) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage createdAt updatedAt } }
+         *       errorMessage resolution createdAt updatedAt } }
          *     ```
          */
         post: operations["ConfirmMarketOrder"];
@@ -1226,7 +1226,7 @@ export interface paths {
          *     mutation DisputeMarketOrder($pairingToken: String, $orderId: String!, $reason: String) {
          *       disputeMarketOrder(pairingToken: $pairingToken, orderId: $orderId, reason: $reason) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage createdAt updatedAt }
+         *       errorMessage resolution createdAt updatedAt }
          *     }
          *     ```
          */
@@ -1253,10 +1253,39 @@ export interface paths {
          *     ```graphql
          *     mutation CancelMarketOrder($pairingToken: String, $orderId: String!) { cancelMarketOrder(pairingToken: $pairingToken, orderId: $orderId) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage createdAt updatedAt } }
+         *       errorMessage resolution createdAt updatedAt } }
          *     ```
          */
         post: operations["CancelMarketOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/market/orders/{orderId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * GraphQL operation ResolveMarketOrderDispute
+         * @description Runs the named GraphQL operation `ResolveMarketOrderDispute` on the gateway:
+         *
+         *     ```graphql
+         *     mutation ResolveMarketOrderDispute($operatorToken: String, $orderId: String!, $decision: String, $reason: String) {
+         *       resolveMarketOrderDispute(operatorToken: $operatorToken, orderId: $orderId, decision: $decision, reason: $reason) { order { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
+         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       errorMessage resolution createdAt updatedAt } payment { id orderId machineId rail status required amount currency chainId token payee payer amountRaw txHash proofMode
+         *       escrowRef details createdAt updatedAt } }
+         *     }
+         *     ```
+         */
+        post: operations["ResolveMarketOrderDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2302,7 +2331,7 @@ export interface components {
                 "application/json": components["schemas"]["marketsErrorEnvelope"];
             };
         };
-        /** @description Codes: AUTH_REQUIRED, MACHINE_IDENTITY_PROOF_REQUIRED, MACHINE_IDENTITY_PROOF_INVALID, MACHINE_IDENTITY_PROOF_EXPIRED, AGENT_AUTH_REQUIRED, AGENT_AUTH_INVALID, AGENT_AUTH_EXPIRED, AGENT_PAIRING_PROOF_REQUIRED, AGENT_PAIRING_PROOF_INVALID, AGENT_PAIRING_PROOF_EXPIRED, DELIVERY_TOKEN_REQUIRED, DELIVERY_TOKEN_INVALID, DELIVERY_TOKEN_EXPIRED, STREAM_HANDOFF_INVALID, STREAM_HANDOFF_EXPIRED. Content-Type: application/json; charset=utf-8. */
+        /** @description Codes: AUTH_REQUIRED, MACHINE_IDENTITY_PROOF_REQUIRED, MACHINE_IDENTITY_PROOF_INVALID, MACHINE_IDENTITY_PROOF_EXPIRED, AGENT_AUTH_REQUIRED, AGENT_AUTH_INVALID, AGENT_AUTH_EXPIRED, AGENT_PAIRING_PROOF_REQUIRED, AGENT_PAIRING_PROOF_INVALID, AGENT_PAIRING_PROOF_EXPIRED, OPERATOR_AUTH_REQUIRED, OPERATOR_AUTH_INVALID, DELIVERY_TOKEN_REQUIRED, DELIVERY_TOKEN_INVALID, DELIVERY_TOKEN_EXPIRED, STREAM_HANDOFF_INVALID, STREAM_HANDOFF_EXPIRED. Content-Type: application/json; charset=utf-8. */
         "markets.401": {
             headers: {
                 "cache-control": components["headers"]["cache-control"];
@@ -5862,6 +5891,9 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             errorMessage: null | string;
+                            resolution: null | {
+                                [key: string]: unknown;
+                            };
                             createdAt: string;
                             updatedAt: string;
                         }[];
@@ -5964,6 +5996,9 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             errorMessage: null | string;
+                            resolution: null | {
+                                [key: string]: unknown;
+                            };
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -6046,6 +6081,9 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             errorMessage: null | string;
+                            resolution: null | {
+                                [key: string]: unknown;
+                            };
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -6285,6 +6323,9 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 errorMessage: null | string;
+                                resolution: null | {
+                                    [key: string]: unknown;
+                                };
                                 createdAt: string;
                                 updatedAt: string;
                             };
@@ -6419,6 +6460,9 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             errorMessage: null | string;
+                            resolution: null | {
+                                [key: string]: unknown;
+                            };
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -6511,6 +6555,9 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             errorMessage: null | string;
+                            resolution: null | {
+                                [key: string]: unknown;
+                            };
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -6595,8 +6642,129 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             errorMessage: null | string;
+                            resolution: null | {
+                                [key: string]: unknown;
+                            };
                             createdAt: string;
                             updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["markets.400"];
+            401: components["responses"]["markets.401"];
+            402: components["responses"]["markets.402"];
+            403: components["responses"]["markets.403"];
+            404: components["responses"]["markets.404"];
+            405: components["responses"]["markets.405"];
+            409: components["responses"]["markets.409"];
+            413: components["responses"]["markets.413"];
+            416: components["responses"]["markets.416"];
+            429: components["responses"]["markets.429.limited"];
+            500: components["responses"]["markets.500"];
+            502: components["responses"]["markets.502"];
+            503: components["responses"]["markets.503"];
+        };
+    };
+    ResolveMarketOrderDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Matched raw (not percent-decoded by the router); at most 100 characters.
+                 * @example example
+                 */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (one application/json Content-Type, no Content-Encoding), at most 65536 bytes (413 above). */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. Content-Type: application/json; charset=utf-8. */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["cache-control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        item: {
+                            order: {
+                                id: string;
+                                machineId: string;
+                                agentPairingId: string;
+                                searchId: null | string;
+                                quoteId: null | string;
+                                serviceId: string;
+                                skillKey: string;
+                                providerKey: string;
+                                serviceType: string;
+                                operation: string;
+                                executionMode: string;
+                                integrationStatus: string;
+                                status: string;
+                                input: {
+                                    [key: string]: unknown;
+                                };
+                                budget: null | {
+                                    [key: string]: unknown;
+                                };
+                                payment: {
+                                    [key: string]: unknown;
+                                };
+                                serviceSnapshot: {
+                                    [key: string]: unknown;
+                                };
+                                spend: {
+                                    amount: string;
+                                    currency: null | string;
+                                };
+                                taskId: null | string;
+                                routeId: null | string;
+                                runId: null | string;
+                                outcomeId: null | string;
+                                handoff: null | {
+                                    [key: string]: unknown;
+                                };
+                                errorMessage: null | string;
+                                resolution: null | {
+                                    [key: string]: unknown;
+                                };
+                                createdAt: string;
+                                updatedAt: string;
+                            };
+                            payment: null | {
+                                id: string;
+                                orderId: string;
+                                machineId: string;
+                                rail: string;
+                                status: string;
+                                required: boolean;
+                                amount: string;
+                                currency: string;
+                                chainId: string;
+                                token: string;
+                                payee: string;
+                                payer: string;
+                                amountRaw: string;
+                                txHash: string;
+                                proofMode: string;
+                                escrowRef: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                createdAt: string;
+                                updatedAt: string;
+                            };
                         };
                     };
                 };

@@ -8,6 +8,7 @@
  *   pay      POST /market/orders/:id/payment-intent; `--rail wallet` also transfers and proves (gateway/cli/commands/market/pay.ts)
  *   execute  POST /market/orders/:id/execute
  *   confirm  POST /market/orders/:id/confirm
+ *   resolve  POST /market/orders/:id/resolve: the operator ends a disputed order (gateway/cli/commands/market/resolve.ts)
  *   demo     all of the above in sequence (registering the demo provider as the machine's runtime endpoint first)
  *
  * stdout: one JSON line per step; progress on stderr. The pairing token goes in `--token` or MARKET_PAIRING_TOKEN.
@@ -17,6 +18,7 @@ import { readDemoFixture } from "../../../../subgraphs/shared/chain/demo-fixture
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { machineSession } from "../../machine-session.js";
 import { payCommand } from "./pay.js";
+import { resolveCommand } from "./resolve.js";
 import { CliError, parseOptions, printResult, progress, required, UsageError, type CliCommandGroup, type CliSubcommand } from "../../command.js";
 
 const COMMON = "[--api http://127.0.0.1:<MARKETS_PORT>]";
@@ -206,6 +208,7 @@ export const marketCommands: CliCommandGroup = {
     payCommand((api, token) => new MarketsClient(apiBase(api), token ?? process.env.MARKET_PAIRING_TOKEN), agentWallet),
     orderAction("execute", "execute the order through its provider", "execute"),
     orderAction("confirm", "confirm delivery (closes the order)", "confirm"),
+    resolveCommand,
     {
       name: "demo",
       summary: "pair, search, order, pay, execute and confirm in sequence against the demo provider",

@@ -6,7 +6,7 @@ const PAIRING = `id machineId status agentAddress agentDid agentProvider agentRo
   delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt`;
 const ORDER = `id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
   integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-  errorMessage createdAt updatedAt`;
+  errorMessage resolution createdAt updatedAt`;
 const PAYMENT = `id orderId machineId rail status required amount currency chainId token payee payer amountRaw txHash proofMode
   escrowRef details createdAt updatedAt`;
 const ROUTE = "id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt";
@@ -91,5 +91,11 @@ export const ORDER_OPERATIONS = {
   cancelMarketOrder: op(
     "CancelMarketOrder",
     `mutation CancelMarketOrder($pairingToken: String, $orderId: String!) { cancelMarketOrder(pairingToken: $pairingToken, orderId: $orderId) { ${ORDER} } }`,
+  ),
+  resolveMarketOrderDispute: op(
+    "ResolveMarketOrderDispute",
+    `mutation ResolveMarketOrderDispute($operatorToken: String, $orderId: String!, $decision: String, $reason: String) {
+  resolveMarketOrderDispute(operatorToken: $operatorToken, orderId: $orderId, decision: $decision, reason: $reason) { order { ${ORDER} } payment { ${PAYMENT} } }
+}`,
   ),
 } as const;

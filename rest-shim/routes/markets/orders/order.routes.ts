@@ -224,6 +224,17 @@ const orderRoutes: RouteDefinition[] = [
   orderWrite("/confirm", OPS.confirmMarketOrder, "confirmMarketOrder"),
   orderWrite("/dispute", OPS.disputeMarketOrder, "disputeMarketOrder", (body) => pick(bodyObject(body, true), { reason: "string?" })),
   orderWrite("/cancel", OPS.cancelMarketOrder, "cancelMarketOrder"),
+  // The arbiter (docs/markets-orders.md, "Resolving a dispute"): the operator's token in Authorization: Bearer.
+  marketsRoute({ caller: { kind: "operator" },
+    method: "POST",
+    path: order("/resolve"),
+    body: true,
+    operation: OPS.resolveMarketOrderDispute,
+    // The order names the machine; rule 1 does not apply to the arbiter (funds must not stay locked).
+    machineRule: { kind: "none" },
+    variables: ({ params, body }) => ({ orderId: params.orderId, ...pick(bodyObject(body), { decision: "string?", reason: "string?" }) }),
+    respond: itemOf("resolveMarketOrderDispute"),
+  }),
 ];
 
 export const ORDER_ROUTES: readonly RouteDefinition[] = [...pairingRoutes, ...orderRoutes];
