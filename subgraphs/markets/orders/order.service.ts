@@ -7,7 +7,7 @@
  * Create, in order: the machine (rule 1), the token (Authentication 3), the quote (NOT_FOUND, QUOTE_EXPIRED; it
  * must come from a search for this machine), the policy's lists (AGENT_POLICY_DENIED), its per-transaction limit
  * (AGENT_SPEND_LIMIT_EXCEEDED) and its daily limit summed in the database (AGENT_DAILY_LIMIT_EXCEEDED), then the
- * machine's policies (work/policy.enforcement.ts: MACHINE_POLICY_DENIED, MACHINE_SPEND_LIMIT_EXCEEDED,
+ * machine's policies (policies/policy.enforcement.ts: MACHINE_POLICY_DENIED, MACHINE_SPEND_LIMIT_EXCEEDED,
  * MACHINE_DAILY_LIMIT_EXCEEDED). The order
  * starts `created` with the service's payment recommendation (rail copied from the service) and its snapshot.
  * Spend counted: the quote's fixed price, else 0.
@@ -20,7 +20,7 @@ import type { OrderStatus } from "./order.states.js";
 import { lockOrder, transitionOrder, type OrderRow } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
 import { checkDelegation } from "./pairing.policy.js";
-import { enforceMachinePolicies, policySubjectOf } from "../work/policy.enforcement.js";
+import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 import type { MarketsStore } from "../common/store.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import { decodeCursor, jsonObject, newId, olderThan, pageLimit, pageOf, text, type JsonObject, type MachineCheck } from "../common/support.js";

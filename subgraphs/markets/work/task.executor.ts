@@ -22,7 +22,7 @@ import type { MarketsRoute, MarketsTask } from "./task.repository.js";
 import { outcomeView, runView, taskView, type OutcomeView, type RunView, type TaskView } from "./task.views.js";
 import { PLATFORM_ACTOR, newId, type JsonObject } from "../common/support.js";
 import type { ServiceView } from "./catalogue.service.js";
-import { enforceMachinePolicies, policySubjectOf } from "./policy.enforcement.js";
+import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 
 /** What the executor needs of a machine's runtime endpoint: the live one for a provider, secret included. */
 export interface ExecutionEndpoint {

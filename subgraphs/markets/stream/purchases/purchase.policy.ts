@@ -6,14 +6,14 @@
  * 1. The pairing's delegation policy (orders/pairing.policy.ts `checkDelegation`) against the skill
  *    `stream-data-listing` and the listing's `data.stream` catalogue service ID: AGENT_POLICY_DENIED,
  *    AGENT_SPEND_LIMIT_EXCEEDED, AGENT_DAILY_LIMIT_EXCEEDED; the day's sum counts the pairing's orders and purchases.
- * 2. The policies of the buyer's machine (work/policy.enforcement.ts) against the listing's catalogue service:
+ * 2. The policies of the buyer's machine (policies/policy.enforcement.ts) against the listing's catalogue service:
  *    MACHINE_POLICY_DENIED, MACHINE_SPEND_LIMIT_EXCEEDED, MACHINE_DAILY_LIMIT_EXCEEDED.
  */
 import type { MarketsTx } from "../../common/audit.repository.js";
 import type { AgentSession } from "../../orders/pairing.service.js";
 import { checkDelegation } from "../../orders/pairing.policy.js";
 import { serviceView } from "../../work/catalogue.service.js";
-import { enforceMachinePolicies, policySubjectOf } from "../../work/policy.enforcement.js";
+import { enforceMachinePolicies, policySubjectOf } from "../../policies/policy.enforcement.js";
 import { STREAM_SERVICE_TYPE, STREAM_SKILL_KEY } from "../seller/listing.catalogue.js";
 
 export async function checkPurchasePolicies(

@@ -26,7 +26,7 @@ import {
   type JsonObject,
   type Tx,
 } from "../common/support.js";
-import type { PageArgs } from "./task.service.js";
+import type { PageArgs } from "../work/task.service.js";
 import { POLICY_KINDS, parseRules, type PolicyKind } from "./policy.rules.js";
 
 export const POLICY_STATUSES = ["active", "disabled"] as const;
