@@ -208,6 +208,22 @@ describe("policies refuse and allow", () => {
     expectOk(await execute(a.machine, taskId), 202);
   });
 
+  it("access on an order's execution: refused before the provider is called, the order ready again; disabling lifts it", async () => {
+    const a = await buyer();
+    const provider = p.demo.markets!.provider;
+    expectOk(await api(p, "PUT", `/machines/${a.machine}/runtime-endpoints/${provider.providerKey}`, { endpointBaseUrl: provider.url, authType: provider.authType, authToken: provider.authToken }), 201);
+    const created = expectOk(await order(a), 201).item;
+    const post = (action: string, body?: unknown) => api(p, "POST", `/market/orders/${created.id}/${action}`, body, agentHeaders(a.token));
+    expectOk(await post("payment-intent", {}));
+    const policy = await createPolicy({ kind: "access", machineIds: [a.machine], rules: { deniedProviderKeys: [provider.providerKey] } });
+    const runs = await prismaOf(p).marketsRun.count();
+    expectMarketsError(await post("execute"), 403, "MACHINE_POLICY_DENIED");
+    expect((await prismaOf(p).marketOrder.findUnique({ where: { id: created.id } }))!.status).toBe("ready");
+    expect(await prismaOf(p).marketsRun.count()).toBe(runs);
+    await disable(policy.id);
+    expect(expectOk(await post("execute")).item.order.status).toBe("delivered");
+  });
+
   it("custom policies and disabled ones are never applied", async () => {
     const a = await buyer();
     await createPolicy({ kind: "custom", machineIds: [a.machine], rules: { deniedSkillKeys: ["oracle.price-feed"] } });
