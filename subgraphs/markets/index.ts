@@ -4,7 +4,8 @@
  *
  *   common/    the store (transactions), global rule 1's machine guard, pagination, errors, the audit writer
  *   machines/  identity challenges, machine records, runtime endpoints, machine agents
- *   work/      the machine graph, the catalogue, tasks and their executor, policies
+ *   work/      the machine graph, the catalogue, tasks and their executor
+ *   policies/  cross-cutting policies: records, the kinds' rules, their enforcement on tasks, orders and purchases
  *   audit/     reading the audit log
  *   orders/    agent pairings, market orders, payments (orders/payments/)
  *   stream/    the stream formats library, plus seller/, orders/ and purchases/
@@ -31,9 +32,10 @@ import { buildStreamOrderServices, type StreamOrderServices } from "./stream/ord
 import { buildStreamPurchaseServices, type StreamPurchaseServices } from "./stream/purchases/index.js";
 import { buildStreamSellerServices, type StreamSellerServices } from "./stream/seller/index.js";
 import { buildWorkServices, type WorkServices } from "./work/index.js";
+import { buildPolicyServices, type PolicyServices } from "./policies/index.js";
 import type { ExecutionEndpoint } from "./work/task.executor.js";
 
-export interface MarketsServices extends MachineServices, WorkServices, AuditServices, OrderServices, StreamSellerServices {
+export interface MarketsServices extends MachineServices, WorkServices, PolicyServices, AuditServices, OrderServices, StreamSellerServices {
   /** Transactions of every markets write (and the tests' failure injection before commit). */
   store: MarketsStore;
   /** Stream orders, their payment, delivery sessions and delivery (stream/orders/). */
@@ -59,6 +61,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     store,
     ...machines,
     ...work,
+    ...buildPolicyServices(runtime, clock),
     ...buildAuditServices(runtime),
     ...orders,
     ...streamSeller,

@@ -8,6 +8,7 @@ import { MarketsMachine } from "./machines/machine.type.js";
 import { MACHINE_RESOLVERS } from "./machines/index.js";
 import { AUDIT_RESOLVERS } from "./audit/index.js";
 import { MACHINE_WORK_RESOLVERS, WORK_RESOLVERS } from "./work/index.js";
+import { POLICY_RESOLVERS } from "./policies/index.js";
 import { ORDER_RESOLVERS } from "./orders/index.js";
 import { STREAM_ORDER_RESOLVERS } from "./stream/orders/index.js";
 import { STREAM_PURCHASE_RESOLVERS } from "./stream/purchases/index.js";
@@ -15,7 +16,7 @@ import { STREAM_SELLER_RESOLVERS } from "./stream/seller/index.js";
 
 export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
   return buildFederatedSchema({
-    resolvers: [...MACHINE_RESOLVERS, ...WORK_RESOLVERS, ...AUDIT_RESOLVERS, ...MACHINE_WORK_RESOLVERS, ...ORDER_RESOLVERS, ...STREAM_SELLER_RESOLVERS,
+    resolvers: [...MACHINE_RESOLVERS, ...WORK_RESOLVERS, ...POLICY_RESOLVERS, ...AUDIT_RESOLVERS, ...MACHINE_WORK_RESOLVERS, ...ORDER_RESOLVERS, ...STREAM_SELLER_RESOLVERS,
       ...STREAM_ORDER_RESOLVERS, ...STREAM_PURCHASE_RESOLVERS],
     orphanedTypes: [MarketsMachine],
     container: deps ? dependencyContainer(deps) : undefined,

@@ -9,6 +9,7 @@ import { OutboundClient } from "../../subgraphs/shared/net/outbound.js";
 import type { SubgraphRuntime } from "../../subgraphs/shared/runtime.js";
 import { auditWriter } from "../../subgraphs/markets/common/support.js";
 import { buildWorkServices, type WorkServices } from "../../subgraphs/markets/work/index.js";
+import { buildPolicyServices, type PolicyServices } from "../../subgraphs/markets/policies/index.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
 import { seedMarketMachine, seededStore } from "../support/markets.js";
 
@@ -16,8 +17,8 @@ class InjectedFailure extends Error {}
 
 describe.each(databaseTargets())("audit events commit with their change on %s", (target) => {
   const testDb = withTestDatabase(target);
-  let healthy: WorkServices;
-  let failing: WorkServices;
+  let healthy: WorkServices & PolicyServices;
+  let failing: WorkServices & PolicyServices;
   let machine: string;
   const clock = { now: () => Date.now() };
   const written: string[] = [];
@@ -25,16 +26,16 @@ describe.each(databaseTargets())("audit events commit with their change on %s", 
   beforeAll(async () => {
     const runtime = { config: loadConfig({}), db: testDb.db, outbound: new OutboundClient(), log: () => {} } as unknown as SubgraphRuntime;
     const real = auditWriter(clock);
-    healthy = await buildWorkServices(runtime, clock, { store: seededStore(testDb.db), endpoints: async () => null });
-    failing = await buildWorkServices(runtime, clock, {
-      store: seededStore(testDb.db),
-      endpoints: async () => null,
-      audit: async (tx, event) => {
-        await real(tx, event);
-        written.push(event.kind);
-        throw new InjectedFailure("after the audit write");
-      },
-    });
+    const injected: typeof real = async (tx, event) => {
+      await real(tx, event);
+      written.push(event.kind);
+      throw new InjectedFailure("after the audit write");
+    };
+    healthy = { ...(await buildWorkServices(runtime, clock, { store: seededStore(testDb.db), endpoints: async () => null })), ...buildPolicyServices(runtime, clock) };
+    failing = {
+      ...(await buildWorkServices(runtime, clock, { store: seededStore(testDb.db), endpoints: async () => null, audit: injected })),
+      ...buildPolicyServices(runtime, clock, injected),
+    };
     machine = (await seedMarketMachine(testDb.db)).id;
   });
 

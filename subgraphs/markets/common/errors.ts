@@ -44,4 +44,9 @@ export const MarketsErrors = {
   taskStateInvalid: error("TASK_STATE_INVALID", "The task is not in a state that allows this."),
   runtimeEndpointRequired: error("RUNTIME_ENDPOINT_REQUIRED", "The machine has no live runtime endpoint for the route's provider."),
   quoteExpired: error("QUOTE_EXPIRED", "The quote expired; search again."),
+  // Machine policies (policies/policy.rules.ts, policies/policy.enforcement.ts).
+  policyRulesInvalid: error("POLICY_RULES_INVALID", "The policy rules do not fit the policy kind."),
+  machinePolicyDenied: error("MACHINE_POLICY_DENIED", "A policy of the machine denies this action."),
+  machineSpendLimitExceeded: error("MACHINE_SPEND_LIMIT_EXCEEDED", "The spend limit of a machine policy is exceeded."),
+  machineDailyLimitExceeded: error("MACHINE_DAILY_LIMIT_EXCEEDED", "The daily limit of a machine policy is exceeded."),
 } as const;

@@ -1,10 +1,11 @@
 /**
  * Market order and payment rows: reads, the conditional transitions every state change goes through (the database's
- * triggers back them up, orders/order.states.ts), and the daily spend sum of the delegation policy.
+ * triggers back them up, orders/order.states.ts), and the delegation policy's daily limit.
  */
 import type { MarketOrder as OrderRow, MarketPayment as PaymentRow, Prisma } from "../../shared/db/generated/client.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
+import { withinDailySpend } from "../common/spend.repository.js";
 import { FINISHED_ORDER_STATUSES, orderSourcesOf, paymentSourcesOf, type OrderStatus, type PaymentStatus } from "./order.states.js";
 
 export type { OrderRow, PaymentRow };
@@ -58,15 +59,10 @@ export async function transitionPayment(
 }
 
 /**
- * Would `amount` keep the pairing within `limit` for the UTC day of `now`? Sums, in the database, the spend of the
- * pairing's orders created that day that were not cancelled. The caller holds the pairing's row lock
- * (PairingService.authenticate), so two orders of one pairing, on any instance, cannot both pass on the same sum.
+ * Would `amount` keep the pairing within `limit` for the UTC day of `now`? The day's spend of the pairing's market
+ * orders and stream purchases (common/spend.repository.ts, one sum for both). The caller holds the pairing's row lock
+ * (PairingService.authenticate), so two spends of one pairing, on any instance, cannot both pass on the same sum.
  */
-export async function withinDailyLimit(tx: MarketsTx, pairingId: string, amount: string, limit: number, now: Date): Promise<boolean> {
-  const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const [row] = await tx.$queryRaw<Array<{ ok: boolean }>>`
-    SELECT COALESCE(SUM(spend_amount), 0) + ${amount}::numeric <= ${limit.toString()}::numeric AS ok
-    FROM market_order
-    WHERE agent_pairing_id = ${pairingId} AND created_at >= ${dayStart} AND status <> 'cancelled'`;
-  return row!.ok;
+export function withinDailyLimit(tx: MarketsTx, pairingId: string, amount: string, limit: number, now: Date): Promise<boolean> {
+  return withinDailySpend(tx, { pairingId }, amount, limit, now);
 }

@@ -6,7 +6,9 @@
  *
  * Create, in order: the machine (rule 1), the token (Authentication 3), the quote (NOT_FOUND, QUOTE_EXPIRED; it
  * must come from a search for this machine), the policy's lists (AGENT_POLICY_DENIED), its per-transaction limit
- * (AGENT_SPEND_LIMIT_EXCEEDED) and its daily limit summed in the database (AGENT_DAILY_LIMIT_EXCEEDED). The order
+ * (AGENT_SPEND_LIMIT_EXCEEDED) and its daily limit summed in the database (AGENT_DAILY_LIMIT_EXCEEDED), then the
+ * machine's policies (policies/policy.enforcement.ts: MACHINE_POLICY_DENIED, MACHINE_SPEND_LIMIT_EXCEEDED,
+ * MACHINE_DAILY_LIMIT_EXCEEDED). The order
  * starts `created` with the service's payment recommendation (rail copied from the service) and its snapshot.
  * Spend counted: the quote's fixed price, else 0.
  */
@@ -15,9 +17,10 @@ import { recordAuditEvent } from "../common/audit.repository.js";
 import type { CatalogueService, ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { OrderStatus } from "./order.states.js";
-import { lockOrder, transitionOrder, withinDailyLimit, type OrderRow } from "./order.repository.js";
+import { lockOrder, transitionOrder, type OrderRow } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
-import { checkAmount, checkLists } from "./pairing.policy.js";
+import { checkDelegation } from "./pairing.policy.js";
+import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 import type { MarketsStore } from "../common/store.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import { decodeCursor, jsonObject, newId, olderThan, pageLimit, pageOf, text, type JsonObject, type MachineCheck } from "../common/support.js";
@@ -114,11 +117,8 @@ export class OrderService {
     const row = await this.store.write(async (tx) => {
       await this.store.requireActiveMachine(tx, machineId);
       const session = await this.pairings.authenticate(tx, token, machineId);
-      checkLists(session.policy, service.skillKey, service.id);
-      checkAmount(session.policy, amount, currency);
-      if (session.policy.dailySpendLimit !== null && !(await withinDailyLimit(tx, session.pairing.id, amount, session.policy.dailySpendLimit, now))) {
-        throw MarketsErrors.agentDailyLimitExceeded();
-      }
+      await checkDelegation(tx, session.pairing.id, session.policy, { skillKey: service.skillKey, serviceId: service.id }, { amount, currency }, now);
+      await enforceMachinePolicies(tx, policySubjectOf(machineId, service), { amount, currency, now });
       const created = await tx.marketOrder.create({
         data: {
           id: newId("ord"),

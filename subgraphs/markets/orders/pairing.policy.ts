@@ -4,14 +4,17 @@
  * members as `[]` / null); `delegationPolicyHash` is the SHA-256 (lowercase hex) of its RFC 8785 (JCS) form, carried
  * in every session token and compared with the stored one on every market write.
  *
- * Enforcement on an order (orders/pairing.service.ts `checkOrder`, orders/order.service.ts): denied skill or service, or an allow
- * list that does not name it -> AGENT_POLICY_DENIED; a priced quote in another currency than the policy's ->
- * AGENT_POLICY_DENIED; amount over perTransactionLimit -> AGENT_SPEND_LIMIT_EXCEEDED; the pairing's spend of the
- * current UTC day (summed in the database) plus the amount over dailySpendLimit -> AGENT_DAILY_LIMIT_EXCEEDED.
+ * Enforcement on a market order (orders/order.service.ts) and a stream purchase (stream/purchases/purchase.service.ts),
+ * both through `checkDelegation`: denied skill or service, or an allow list that does not name it -> AGENT_POLICY_DENIED;
+ * a priced spend in another currency than the policy's -> AGENT_POLICY_DENIED; amount over perTransactionLimit ->
+ * AGENT_SPEND_LIMIT_EXCEEDED; the pairing's spend of the current UTC day (its orders and purchases, summed in the
+ * database under the pairing's row lock) plus the amount over dailySpendLimit -> AGENT_DAILY_LIMIT_EXCEEDED.
  */
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
+import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
+import { withinDailyLimit } from "./order.repository.js";
 
 export interface DelegationPolicy {
   allowedSkillKeys: string[];
@@ -76,4 +79,23 @@ export function checkAmount(policy: DelegationPolicy, amount: string, currency: 
     throw MarketsErrors.delegationDenied();
   }
   if (policy.perTransactionLimit !== null && Number(amount) > policy.perTransactionLimit) throw MarketsErrors.agentSpendLimitExceeded();
+}
+
+/**
+ * The whole delegation check of a spend (an order or a purchase) inside its transaction, the pairing row locked by
+ * PairingService.authenticate: lists, currency, per-transaction limit, then the day's sum.
+ */
+export async function checkDelegation(
+  tx: MarketsTx,
+  pairingId: string,
+  policy: DelegationPolicy,
+  target: { skillKey: string; serviceId: string },
+  spend: { amount: string; currency: string | null },
+  now: Date,
+): Promise<void> {
+  checkLists(policy, target.skillKey, target.serviceId);
+  checkAmount(policy, spend.amount, spend.currency);
+  if (policy.dailySpendLimit !== null && !(await withinDailyLimit(tx, pairingId, spend.amount, policy.dailySpendLimit, now))) {
+    throw MarketsErrors.agentDailyLimitExceeded();
+  }
 }

@@ -1,7 +1,7 @@
 /**
- * The work family: the machine graph, the service catalogue with quotes, tasks and their executor, and policies,
- * built from the runtime for the subgraph's index.ts. Each is a set of files (`graph.*`, `catalogue.*`, `task.*`,
- * `policy.*`); `WORK_RESOLVERS` are the family's GraphQL resolver classes.
+ * The work family: the machine graph, the service catalogue with quotes, and tasks and their executor, built from the
+ * runtime for the subgraph's index.ts. Each is a set of files (`graph.*`, `catalogue.*`, `task.*`); `WORK_RESOLVERS`
+ * are the family's GraphQL resolver classes. Policies are their own family (../policies/).
  */
 import type { Clock } from "../../shared/clock.js";
 import type { SubgraphRuntime } from "../../shared/runtime.js";
@@ -13,8 +13,6 @@ import { GraphRepository } from "./graph.repository.js";
 import { GraphService } from "./graph.service.js";
 import { GraphResolver } from "./graph.resolver.js";
 import { MarketMachineWorkResolver } from "./machine-work.resolver.js";
-import { PolicyResolver } from "./policy.resolver.js";
-import { PolicyService } from "./policy.service.js";
 import { TaskExecutor, type EndpointLookup } from "./task.executor.js";
 import { TaskRepository } from "./task.repository.js";
 import { TaskService } from "./task.service.js";
@@ -26,10 +24,9 @@ export interface WorkServices {
   catalogue: CatalogueService;
   tasks: TaskService;
   executor: TaskExecutor;
-  policies: PolicyService;
 }
 
-export const WORK_RESOLVERS = [GraphResolver, CatalogueResolver, TaskResolver, PolicyResolver] as const;
+export const WORK_RESOLVERS = [GraphResolver, CatalogueResolver, TaskResolver] as const;
 /** The work fields of a market machine (its graph and tasks). */
 export const MACHINE_WORK_RESOLVERS = [MarketMachineWorkResolver] as const;
 
@@ -54,6 +51,5 @@ export async function buildWorkServices(runtime: SubgraphRuntime, clock: Clock, 
     catalogue,
     tasks,
     executor: new TaskExecutor(tasks, (id) => catalogue.service(id), options.endpoints, runtime.outbound, runtime.config.marketsWork.providerTimeoutMs),
-    policies: new PolicyService(db, audit, clock, log),
   };
 }

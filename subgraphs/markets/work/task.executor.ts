@@ -11,6 +11,8 @@
  *   is 502); 2xx: `executed` and `task.executed`, else `failed` and `task.execution-failed`. A refused or failed
  *   exchange is a failed run too, answered 504 (timeout) or 502 (anything else) with the refusal's reason.
  * - No live endpoint for the provider: RUNTIME_ENDPOINT_REQUIRED (409), nothing changes.
+ * - An `access`, `routing` or `compliance` policy of the machine that does not allow the route's service:
+ *   MACHINE_POLICY_DENIED (403), nothing changes (policy.enforcement.ts).
  */
 import { MarketsErrors } from "../common/errors.js";
 import { OutboundRefusal, type OutboundClient } from "../../shared/net/outbound.js";
@@ -20,6 +22,7 @@ import type { MarketsRoute, MarketsTask } from "./task.repository.js";
 import { outcomeView, runView, taskView, type OutcomeView, type RunView, type TaskView } from "./task.views.js";
 import { PLATFORM_ACTOR, newId, type JsonObject } from "../common/support.js";
 import type { ServiceView } from "./catalogue.service.js";
+import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 
 /** What the executor needs of a machine's runtime endpoint: the live one for a provider, secret included. */
 export interface ExecutionEndpoint {
@@ -73,7 +76,11 @@ export class TaskExecutor {
     if (route.executionMode === "native" && !endpoint) throw endpointRequired();
     const startedAt = new Date(this.tasks.clock.now());
     // Claim the task so two concurrent executions cannot both call the provider.
-    const claimed = await repo.transaction((tx) => repo.claim(tx, taskId, ["resolved", "failed"], "executing", startedAt));
+    // The machine's policies are read in the claim's transaction: a refusal leaves the task as it was.
+    const claimed = await repo.transaction(async (tx) => {
+      await enforceMachinePolicies(tx, policySubjectOf(machineId, service), null);
+      return repo.claim(tx, taskId, ["resolved", "failed"], "executing", startedAt);
+    });
     if (!claimed) throw taskStateInvalid();
     let attempt: Attempt;
     try {

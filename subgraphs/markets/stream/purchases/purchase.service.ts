@@ -4,7 +4,8 @@
  *
  * The buyer is the pairing behind `x-agent-pairing-token` (Authentication 3, re-verified on every call);
  * `buyer.id` is the pairing's agentDid (a `buyer.id` sent must be that DID or the agent's address). Only the pairing
- * that created a purchase may act on it as buyer (another pairing: NOT_FOUND).
+ * that created a purchase may act on it as buyer (another pairing: NOT_FOUND). Create checks the pairing's delegation
+ * policy and the buyer machine's policies like a market order (purchase.policy.ts).
  *
  * A proof runs in three steps (as orders/payments/settlement.service.ts): a short transaction authenticates and reads the
  * purchase and its intent; the chain work (receipt check, or x402 verify + settle) runs outside any transaction; one
@@ -21,6 +22,7 @@ import type { MarketsStore } from "../../common/store.js";
 import { authenticateStreamAgent, type AgentCredentials } from "../seller/agent.auth.js";
 import { liveCapabilities } from "./delivery-capability.service.js";
 import { NO_COMMON_TRANSPORT, PurchaseErrors } from "./purchase.errors.js";
+import { checkPurchasePolicies } from "./purchase.policy.js";
 import { buyerDeliveryOf, buyerKeyOf, negotiate, priceOf, selectionOf } from "./purchase.negotiate.js";
 import { PURCHASE_RAILS, type PurchaseRail, type PurchaseRails } from "./purchase.rails.js";
 import { lockPurchase, purchaseView, transitionPurchase, type PurchaseRow, type PurchaseView } from "./purchase.repository.js";
@@ -82,6 +84,7 @@ export class StreamPurchaseService {
       if (listing.status !== "active") throw PurchaseErrors.listingInactive();
       await this.store.requireActiveMachine(tx, listing.machineId);
       const chunkIds = selectionOf(listing.chunkIds, resource.selection);
+      await checkPurchasePolicies(tx, session, listing, priceOf(listing, chunkIds.length), now);
       const created = await tx.streamPurchase.create({
         data: {
           id: newId("spur"),

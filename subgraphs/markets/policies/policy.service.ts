@@ -1,7 +1,9 @@
 /**
  * Cross-cutting policies: `GET/POST /policies`, `GET/PATCH /policies/:policyId`. Policy routes
  * skip the machine check (global rule 1). Each create and update writes `policy.created` / `policy.updated` in its
- * transaction. `rules` is a JSON object replaced whole on PATCH; `machineIds` scopes a policy (empty: all machines).
+ * transaction. `rules` is a JSON object replaced whole on PATCH, checked against its kind (policy.rules.ts:
+ * POLICY_RULES_INVALID) whenever the kind or the rules are written; `machineIds` scopes a policy (empty: all
+ * machines). What the kinds mean and where they apply: policy.enforcement.ts, docs/markets-policies.md.
  */
 import type { Clock } from "../../shared/clock.js";
 import type { Database } from "../../shared/db/index.js";
@@ -24,10 +26,11 @@ import {
   type JsonObject,
   type Tx,
 } from "../common/support.js";
-import type { PageArgs } from "./task.service.js";
+import type { PageArgs } from "../work/task.service.js";
+import { POLICY_KINDS, parseRules, type PolicyKind } from "./policy.rules.js";
 
 export const POLICY_STATUSES = ["active", "disabled"] as const;
-export const POLICY_KINDS = ["spend", "access", "routing", "compliance", "custom"] as const;
+export { POLICY_KINDS };
 
 export interface PolicyInput {
   name?: string | null;
@@ -82,6 +85,7 @@ export class PolicyService {
       createdAt: now,
       updatedAt: now,
     };
+    parseRules(row.kind, row.rules);
     return this.transaction(async (tx) => {
       const policy = policyView(await tx.marketsPolicy.create({ data: row as never }));
       await this.audit(tx, { machineId: null, kind: "policy.created", actor: PLATFORM_ACTOR, entityType: "policy", entityId: policy.id, payload: { after: policy } });
@@ -101,6 +105,9 @@ export class PolicyService {
     return this.transaction(async (tx) => {
       const before = await tx.marketsPolicy.findUnique({ where: { id: policyId } });
       if (!before) throw notFound();
+      if (patch.kind !== undefined || patch.rules !== undefined) {
+        parseRules((patch.kind ?? before.kind) as PolicyKind, (patch.rules ?? before.rules) as JsonObject);
+      }
       const after = await tx.marketsPolicy.update({ where: { id: policyId }, data: { ...patch, updatedAt: new Date(this.clock.now()) } });
       const policy = policyView(after);
       await this.audit(tx, { machineId: null, kind: "policy.updated", actor: PLATFORM_ACTOR, entityType: "policy", entityId: policyId, payload: { before: policyView(before), after: policy } });

@@ -1,0 +1,84 @@
+/**
+ * Applying the policies (`/policies`, docs/markets-policies.md) to a machine's task execution, market orders and stream
+ * purchases, inside the transaction of the change they guard.
+ *
+ * A policy applies to a machine when it is `active` and its `machineIds` is empty (every machine) or names the machine,
+ * or the machine record's `policyIds` names the policy. Policies are read oldest first; the first refusal is the answer:
+ * - `access`, `routing`, `compliance`: the service used is outside the rules -> MACHINE_POLICY_DENIED.
+ * - `spend` (orders and purchases only; a task carries no spend): a priced spend in another currency than the policy's
+ *   -> MACHINE_POLICY_DENIED; amount over `perTransactionLimit` -> MACHINE_SPEND_LIMIT_EXCEEDED; the machine's spend of
+ *   the UTC day (orders and purchases of all its pairings, common/spend.repository.ts, in the policy's currency when
+ *   it names one) plus the amount over `dailyLimit` -> MACHINE_DAILY_LIMIT_EXCEEDED. The machine's row is locked first,
+ *   so spends of several pairings of one machine, on any instance, queue for the sum.
+ * - `custom`, and a stored policy whose rules do not parse for its kind: not applied.
+ */
+import type { MarketsTx } from "../common/audit.repository.js";
+import { MarketsErrors } from "../common/errors.js";
+import { lockMachineSpend, withinDailySpend } from "../common/spend.repository.js";
+import { allowsUse, storedRules, type ParsedRules, type PolicySubject } from "./policy.rules.js";
+
+export type { PolicySubject };
+
+/** The spend a policy check weighs: the order's or purchase's amount and currency, at `now`. */
+export interface PolicySpend {
+  amount: string;
+  currency: string | null;
+  now: Date;
+}
+
+/** The subject of a catalogue service (work/catalogue.service.ts `serviceView`) used by `machineId`. */
+export function policySubjectOf(
+  machineId: string,
+  service: { id: string; skillKey: string; providerKey: string; executionMode: string; region: string; maturity?: string; accessMode?: string; requiresHumanEnablement?: boolean },
+): PolicySubject {
+  return {
+    machineId,
+    skillKey: service.skillKey,
+    providerKey: service.providerKey,
+    serviceId: service.id,
+    executionMode: service.executionMode,
+    region: service.region,
+    maturity: service.maturity ?? null,
+    accessMode: service.accessMode ?? null,
+    requiresHumanEnablement: service.requiresHumanEnablement === true,
+  };
+}
+
+/** The active policies that apply to the machine, oldest first, with their parsed rules (unparseable ones left out). */
+export async function applicablePolicies(tx: MarketsTx, machineId: string): Promise<Array<{ id: string; parsed: ParsedRules }>> {
+  const machine = await tx.marketMachine.findUnique({ where: { id: machineId }, select: { policyIds: true } });
+  const rows = await tx.marketsPolicy.findMany({
+    where: {
+      status: "active",
+      kind: { in: ["access", "routing", "compliance", "spend"] },
+      OR: [{ machineIds: { isEmpty: true } }, { machineIds: { has: machineId } }, { id: { in: machine?.policyIds ?? [] } }],
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.flatMap((row) => {
+    const parsed = storedRules(row.kind, row.rules);
+    return parsed ? [{ id: row.id, parsed }] : [];
+  });
+}
+
+/** Refuses the use of the subject's service (and the spend, when given) that an applicable policy does not allow. */
+export async function enforceMachinePolicies(tx: MarketsTx, subject: PolicySubject, spend: PolicySpend | null): Promise<void> {
+  const policies = await applicablePolicies(tx, subject.machineId);
+  let locked = false;
+  for (const { parsed } of policies) {
+    if (!allowsUse(parsed, subject)) throw MarketsErrors.machinePolicyDenied();
+    if (parsed.kind !== "spend" || spend === null) continue;
+    const rules = parsed.rules;
+    const currency = spend.currency === null ? null : spend.currency.toUpperCase();
+    if (rules.currency !== null && currency !== null && currency !== rules.currency && Number(spend.amount) > 0) throw MarketsErrors.machinePolicyDenied();
+    if (rules.perTransactionLimit !== null && Number(spend.amount) > rules.perTransactionLimit) throw MarketsErrors.machineSpendLimitExceeded();
+    if (rules.dailyLimit === null) continue;
+    if (!locked) {
+      await lockMachineSpend(tx, subject.machineId);
+      locked = true;
+    }
+    if (!(await withinDailySpend(tx, { machineId: subject.machineId }, spend.amount, rules.dailyLimit, spend.now, rules.currency))) {
+      throw MarketsErrors.machineDailyLimitExceeded();
+    }
+  }
+}
