@@ -8,6 +8,7 @@
  *   audit/     reading the audit log
  *   orders/    agent pairings, market orders, payments (orders/payments/)
  *   stream/    the stream formats library, plus seller/, orders/ and purchases/
+ *   lifecycle/ the job expiring unpaid stream orders and purchases and recovering executions past their deadline
  *
  * The services go to the resolvers as `MarketsDeps` (deps.ts) and are returned as `services` for the process entry
  * and the tests. Adding a family: a folder whose index.ts builds its services and lists its resolver classes, then
@@ -31,6 +32,7 @@ import { buildStreamOrderServices, type StreamOrderServices } from "./stream/ord
 import { buildStreamPurchaseServices, type StreamPurchaseServices } from "./stream/purchases/index.js";
 import { buildStreamSellerServices, type StreamSellerServices } from "./stream/seller/index.js";
 import { buildWorkServices, type WorkServices } from "./work/index.js";
+import { buildLifecycleSweep, lifecycleJob, type LifecycleSweep } from "./lifecycle/index.js";
 import type { ExecutionEndpoint } from "./work/task.executor.js";
 
 export interface MarketsServices extends MachineServices, WorkServices, AuditServices, OrderServices, StreamSellerServices {
@@ -40,6 +42,8 @@ export interface MarketsServices extends MachineServices, WorkServices, AuditSer
   streamOrders: StreamOrderServices;
   /** The stream purchase flow (stream/purchases/). */
   streamPurchases: StreamPurchaseServices;
+  /** The lifecycle job's sweep (lifecycle/): expiry of unpaid stream orders and purchases, execution recovery. */
+  lifecycle: LifecycleSweep;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -63,7 +67,15 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     ...orders,
     ...streamSeller,
     streamOrders: buildStreamOrderServices(runtime, store, orders.paymentChain, streamSeller.deliveryTokens, clock),
-    streamPurchases: buildStreamPurchaseServices(store, orders.pairings, orders.paymentChain, resourceBaseOf(runtime), clock),
+    streamPurchases: buildStreamPurchaseServices(
+      store,
+      orders.pairings,
+      orders.paymentChain,
+      resourceBaseOf(runtime),
+      clock,
+      config.marketsWork.streamPurchasePaymentTtlSeconds,
+    ),
+    lifecycle: buildLifecycleSweep(runtime, store, work.tasks, orders.recovery, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
@@ -83,6 +95,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
       intervalMs: settings.identityCleanupIntervalMs,
       run: () => orders.pairings.cleanup(settings.identityCleanupGraceSeconds),
     },
+    lifecycleJob(runtime, services.lifecycle),
   ];
   return { schema, services, jobs };
 }

@@ -15,6 +15,7 @@ import { MarketOrderResolver } from "./order.resolver.js";
 import { MarketMachineOrdersResolver } from "./machine-orders.resolver.js";
 import { PaymentSettlementResolver } from "./payments/settlement.resolver.js";
 import { OrderExecutor } from "./order.execution.js";
+import { OrderRecovery } from "./order.recovery.js";
 import { OrderService } from "./order.service.js";
 import { PairingService } from "./pairing.service.js";
 import { PairingTokens, pairingSecrets } from "./pairing.token.js";
@@ -36,6 +37,8 @@ export interface OrderServices {
   paymentChain: PaymentChain;
   /** Proof, escrow lock, release, refund and the x402 settlement (payments/settlement.service.ts). */
   settlements: PaymentSettlementService;
+  /** Orders executing past their deadline end `failed`, an escrowed payment refunded (order.recovery.ts). */
+  recovery: OrderRecovery;
 }
 
 export const ORDER_RESOLVERS = [AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver] as const;
@@ -63,9 +66,11 @@ export function buildOrderServices(runtime: SubgraphRuntime, store: MarketsStore
     payments: config.payments,
   });
   const settlements = new PaymentSettlementService(orders, paymentChain, clock);
-  const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor, settlements);
+  const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor, settlements, config.marketsWork.executionDeadlineSeconds * 1000);
+  const recovery = new OrderRecovery(store, work.tasks, paymentChain, clock, runtime.log);
+  orders.recovery = recovery;
   // The one place rails are registered: each entry implements one MarketPaymentRailType (payments/payment.service.ts).
   const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBaseOf(runtime)) };
   const payments = new PaymentService(store, pairings, rails, clock);
-  return { pairings, orders, orderExecutor, payments, rails, paymentChain, settlements };
+  return { pairings, orders, orderExecutor, payments, rails, paymentChain, settlements, recovery };
 }
