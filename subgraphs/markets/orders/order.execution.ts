@@ -92,7 +92,11 @@ export class OrderExecutor {
       await this.payments?.settleBeforeRun(orderId, actor);
       execution = await this.executor.execute(order.machineId, order.taskId!);
     } catch (error) {
-      await this.orders.store.write(async (tx) => transitionOrder(tx, await lockOrder(tx, orderId), "ready", new Date(clock.now())));
+      // Back to ready only while the claim is still this call's: a recovered (failed) order stays failed.
+      await this.orders.store.write(async (tx) => {
+        const current = await lockOrder(tx, orderId);
+        if (current.status === "executing") await transitionOrder(tx, current, "ready", new Date(clock.now()));
+      });
       throw error;
     }
     const next = execution.run.status === "succeeded" ? "delivered" : execution.run.status === "handoff" ? "handoff" : "failed";
