@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { describeSweep } from "../../subgraphs/markets/lifecycle/index.js";
 import { SWEEP_GRACE_MS } from "../../subgraphs/markets/stream/orders/stream-order.expiry.js";
-import { offsetClock } from "../support/clock.js";
+import { manualClock } from "../support/clock.js";
 import { graphql } from "../support/platform.js";
 import {
   createStreamOrder,
@@ -32,7 +32,7 @@ import { buyerCall, chainOf, createMarket, purchaseBody, purchaseKinds, purchase
 const TTL_MS = 60_000;
 
 describe("stream orders and purchases expire unpaid", () => {
-  const clock = offsetClock();
+  const clock = manualClock();
   let p: MarketsPlatform;
   let m: Market;
   let listing: SeededListing;
@@ -71,11 +71,11 @@ describe("stream orders and purchases expire unpaid", () => {
     expect(purchase.status).toBe("payment_pending");
     const sweep = () => marketsServices(p).lifecycle.run();
 
-    clock.offsetMs += TTL_MS + SWEEP_GRACE_MS - 1000;
+    clock.advance(TTL_MS + SWEEP_GRACE_MS - 1);
     expect(await sweep()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, tasksRecovered: 0 });
     expect((await prismaOf(p).streamOrder.findUniqueOrThrow({ where: { id: orders[0].id } })).status).toBe("payment_pending");
 
-    clock.offsetMs += 1000;
+    clock.advance(1);
     const [a, b] = await Promise.all([sweep(), sweep()]);
     expect([a.streamOrdersExpired + b.streamOrdersExpired, a.purchasesExpired + b.purchasesExpired]).toEqual([2, 1]);
     expect(describeSweep(a)).toMatch(/^lifecycle sweep: \d stream orders expired, \d purchases expired, 0 market orders recovered, 0 tasks recovered$/);
@@ -107,9 +107,9 @@ describe("stream orders and purchases expire unpaid", () => {
     const inTime = await newOrder();
     const late = await newOrder();
     const [inTimeTx, lateTx] = [await transferToPayee(p, "0.02"), await transferToPayee(p, "0.02")];
-    clock.offsetMs += TTL_MS - 1000;
+    clock.advance(TTL_MS - 1);
     expect(expectOk(await payStreamOrder(p, inTime.id, { paymentReference: inTimeTx })).item.status).toBe("paid");
-    clock.offsetMs += 1000;
+    clock.advance(1);
 
     expectMarketsError(await payStreamOrder(p, late.id, { paymentReference: lateTx }), 409, "STREAM_ORDER_EXPIRED");
     const after = await orderState(p, late.id);
@@ -132,7 +132,7 @@ describe("stream orders and purchases expire unpaid", () => {
     const purchase = await newPurchase();
     expectOk(await buyerCall(p, m, "POST", `/purchases/${purchase.id}/payment-intent`, { rail: "transfer" }));
     const txHash = await chain.transfer(m.buyer.wallet, chain.payments.payee.address, 30_000n);
-    clock.offsetMs += TTL_MS;
+    clock.advance(TTL_MS);
 
     const proof = () => buyerCall(p, m, "POST", `/purchases/${purchase.id}/payment-proof`, { rail: "transfer", transactionHash: txHash });
     expectMarketsError(await proof(), 409, "PURCHASE_EXPIRED");
@@ -153,7 +153,7 @@ describe("stream orders and purchases expire unpaid", () => {
 
     // A due purchase's first payment call may be the intent: it expires it just the same.
     const second = await newPurchase();
-    clock.offsetMs += TTL_MS;
+    clock.advance(TTL_MS);
     expectMarketsError(await buyerCall(p, m, "POST", `/purchases/${second.id}/payment-intent`, { rail: "transfer" }), 409, "PURCHASE_EXPIRED");
     expect(await purchaseKinds(p, second.id)).toEqual(["stream.purchase.created", "stream.purchase.payment-pending", "stream.purchase.expired"]);
   });
