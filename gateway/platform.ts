@@ -301,7 +301,12 @@ async function listenRest(
 function startJob(job: BackgroundJob, logger: Logger, closer: Closer): void {
   if (job.intervalMs <= 0) return;
   const timer = setInterval(() => {
-    job.run().catch((error) => logger.error(`${job.name} failed`, error));
+    job.run().then(
+      (result) => {
+        if (job.describe) logger.info(job.describe(result));
+      },
+      (error) => logger.error(`${job.name} failed`, error),
+    );
   }, job.intervalMs);
   timer.unref();
   closer.add(() => clearInterval(timer));

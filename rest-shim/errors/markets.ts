@@ -116,6 +116,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     STREAM_DELIVERY_SESSION_NOT_FOUND: { status: 404, message: "The delivery session was not found." },
     STREAM_LISTING_INACTIVE: { status: 409, message: "The stream listing is not active." },
     STREAM_ORDER_STATE_INVALID: { status: 409, message: "The stream order is not in a state that allows this." },
+    STREAM_ORDER_EXPIRED: { status: 409, message: "The stream order expired unpaid; create a new order." },
     STREAM_ORDER_NOT_PAID: { status: 409, message: "The stream order is not paid." },
     STREAM_ACCESS_NOT_PREPARED: { status: 409, message: "The seller has not prepared the buyer access yet." },
     STREAM_DELIVERY_SESSION_STATE_INVALID: { status: 409, message: "The delivery session is not in a state that allows this." },
@@ -130,5 +131,6 @@ export const MARKETS_ERRORS = defineErrorTable({
     STREAM_HANDOFF_EXPIRED: { status: 401, message: "The delivery handoff token expired; get the delivery again." },
     PURCHASE_STATE_INVALID: { status: 409, message: "The purchase is not in a state that allows this." },
     PURCHASE_LISTING_INACTIVE: { status: 409, message: "The listing is not active." },
+    PURCHASE_EXPIRED: { status: 409, message: "The purchase expired unpaid; create a new purchase." },
   },
 });

@@ -9,6 +9,7 @@
  *   audit/     reading the audit log
  *   orders/    agent pairings, market orders, payments (orders/payments/)
  *   stream/    the stream formats library, plus seller/, orders/ and purchases/
+ *   lifecycle/ the job expiring unpaid stream orders and purchases and recovering executions past their deadline
  *
  * The services go to the resolvers as `MarketsDeps` (deps.ts) and are returned as `services` for the process entry
  * and the tests. Adding a family: a folder whose index.ts builds its services and lists its resolver classes, then
@@ -33,6 +34,7 @@ import { buildStreamPurchaseServices, type StreamPurchaseServices } from "./stre
 import { buildStreamSellerServices, type StreamSellerServices } from "./stream/seller/index.js";
 import { buildWorkServices, type WorkServices } from "./work/index.js";
 import { buildPolicyServices, type PolicyServices } from "./policies/index.js";
+import { buildLifecycleSweep, lifecycleJob, type LifecycleSweep } from "./lifecycle/index.js";
 import type { ExecutionEndpoint } from "./work/task.executor.js";
 
 export interface MarketsServices extends MachineServices, WorkServices, PolicyServices, AuditServices, OrderServices, StreamSellerServices {
@@ -42,6 +44,8 @@ export interface MarketsServices extends MachineServices, WorkServices, PolicySe
   streamOrders: StreamOrderServices;
   /** The stream purchase flow (stream/purchases/). */
   streamPurchases: StreamPurchaseServices;
+  /** The lifecycle job's sweep (lifecycle/): expiry of unpaid stream orders and purchases, execution recovery. */
+  lifecycle: LifecycleSweep;
 }
 
 export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<BuiltSubgraph<MarketsServices>> {
@@ -66,7 +70,15 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     ...orders,
     ...streamSeller,
     streamOrders: buildStreamOrderServices(runtime, store, orders.paymentChain, streamSeller.deliveryTokens, clock),
-    streamPurchases: buildStreamPurchaseServices(store, orders.pairings, orders.paymentChain, resourceBaseOf(runtime), clock),
+    streamPurchases: buildStreamPurchaseServices(
+      store,
+      orders.pairings,
+      orders.paymentChain,
+      resourceBaseOf(runtime),
+      clock,
+      config.marketsWork.streamPurchasePaymentTtlSeconds,
+    ),
+    lifecycle: buildLifecycleSweep(runtime, store, work.tasks, orders.recovery, clock),
   };
   const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
   const schema = await buildMarketsSchema(deps);
@@ -86,6 +98,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
       intervalMs: settings.identityCleanupIntervalMs,
       run: () => orders.pairings.cleanup(settings.identityCleanupGraceSeconds),
     },
+    lifecycleJob(runtime, services.lifecycle),
   ];
   return { schema, services, jobs };
 }

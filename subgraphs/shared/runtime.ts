@@ -36,6 +36,8 @@ export interface BackgroundJob {
   name: string;
   intervalMs: number;
   run(): Promise<unknown>;
+  /** The one log line of a finished run (e.g. its counts); none: the run is not logged. */
+  describe?(result: unknown): string;
 }
 
 export interface BuiltSubgraph<TServices = unknown> {

@@ -221,13 +221,14 @@ describe("stream orders: buyer flow", () => {
     expect((await orderState(p, order.id)).events).toEqual(after.events);
   });
 
-  it("delivery of a cancelled or expired order is STREAM_ORDER_STATE_INVALID", async () => {
+  it("delivery of a cancelled or expired order is STREAM_ORDER_STATE_INVALID; paying it STREAM_ORDER_STATE_INVALID or STREAM_ORDER_EXPIRED", async () => {
     const buyer = newBuyer();
     for (const status of ["cancelled", "expired"]) {
       const order = expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
       await prismaOf(p).streamOrder.update({ where: { id: order.id }, data: { status } });
       expectMarketsError(await getDelivery(p, order.id, buyer.id), 409, "STREAM_ORDER_STATE_INVALID");
-      expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: `0x${"cd".repeat(32)}` }), 409, "STREAM_ORDER_STATE_INVALID");
+      const refusal = status === "expired" ? "STREAM_ORDER_EXPIRED" : "STREAM_ORDER_STATE_INVALID";
+      expectMarketsError(await payStreamOrder(p, order.id, { paymentReference: `0x${"cd".repeat(32)}` }), 409, refusal);
     }
   });
 

@@ -18,6 +18,7 @@ import { MarketDisputeResolver } from "./dispute.resolver.js";
 import { DisputeService } from "./dispute.service.js";
 import { BearerTokens } from "../../shared/bearer.js";
 import { OrderExecutor } from "./order.execution.js";
+import { OrderRecovery } from "./order.recovery.js";
 import { OrderService } from "./order.service.js";
 import { PairingService } from "./pairing.service.js";
 import { PairingTokens, pairingSecrets } from "./pairing.token.js";
@@ -41,6 +42,8 @@ export interface OrderServices {
   settlements: PaymentSettlementService;
   /** The arbiter's resolution of disputed orders, with the operator's credential (dispute.service.ts). */
   disputes: DisputeService;
+  /** Orders executing past their deadline end `failed`, an escrowed payment refunded (order.recovery.ts). */
+  recovery: OrderRecovery;
 }
 
 export const ORDER_RESOLVERS = [AgentPairingResolver, MarketOrderResolver, MarketMachineOrdersResolver, PaymentSettlementResolver, MarketDisputeResolver] as const;
@@ -68,10 +71,12 @@ export function buildOrderServices(runtime: SubgraphRuntime, store: MarketsStore
     payments: config.payments,
   });
   const settlements = new PaymentSettlementService(orders, paymentChain, clock);
-  const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor, settlements);
+  const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor, settlements, config.marketsWork.executionDeadlineSeconds * 1000);
+  const recovery = new OrderRecovery(store, work.tasks, paymentChain, clock, runtime.log);
+  orders.recovery = recovery;
   // The one place rails are registered: each entry implements one MarketPaymentRailType (payments/payment.service.ts).
   const rails: PaymentRails = { ...DEFAULT_RAILS, ...chainRails(paymentChain, resourceBaseOf(runtime)) };
   const payments = new PaymentService(store, pairings, rails, clock);
   const disputes = new DisputeService(store, paymentChain, new BearerTokens(config.operatorTokens), clock);
-  return { pairings, orders, orderExecutor, payments, rails, paymentChain, settlements, disputes };
+  return { pairings, orders, orderExecutor, payments, rails, paymentChain, settlements, disputes, recovery };
 }

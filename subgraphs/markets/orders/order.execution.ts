@@ -7,6 +7,9 @@
  * 2. The executor runs the task (provider call or handoff), recording run, outcome and the task's event.
  * 3. One transaction: executing -> delivered (provider 2xx), handoff (external-handoff) or failed (anything else),
  *    with the task, route, run and outcome IDs, and `market.order.executed`.
+ * The claim of step 1 carries a deadline (MARKETS_EXECUTION_DEADLINE_SECONDS): an order found executing past it was
+ * left by a process that died or stalled, and is recovered `failed` without calling the provider again
+ * (orders/order.recovery.ts); a late step 3 then finds it failed and records nothing.
  * When the executor refuses before calling anything (RUNTIME_ENDPOINT_REQUIRED, ...) the order goes back to ready
  * and the refusal is the answer. The answer's status is the execution's (the provider's status, 202 for a handoff).
  */
@@ -34,6 +37,8 @@ export class OrderExecutor {
     private readonly tasks: TaskService,
     private readonly executor: TaskExecutor,
     private readonly payments?: ExecutionPayments,
+    /** MARKETS_EXECUTION_DEADLINE_SECONDS in ms: how long the order's `executing` claim holds (orders/order.recovery.ts). */
+    private readonly deadlineMs = 600_000,
   ) {}
 
   async execute(token: string | null | undefined, orderId: string): Promise<OrderExecution> {
@@ -79,7 +84,7 @@ export class OrderExecutor {
         await this.tasks.audit(tx, { ...event, kind: "task.created", payload: { after: view, orderId } });
         await this.tasks.audit(tx, { ...event, kind: "task.resolved", payload: { after: view, route: routeView(route), orderId } });
       }
-      const after = await transitionOrder(tx, order, "executing", started, { taskId, routeId });
+      const after = await transitionOrder(tx, order, "executing", started, { taskId, routeId, executingDeadline: new Date(started.getTime() + this.deadlineMs) });
       return { order: after, actor: session.actor };
     });
     let execution: Execution;
@@ -87,7 +92,11 @@ export class OrderExecutor {
       await this.payments?.settleBeforeRun(orderId, actor);
       execution = await this.executor.execute(order.machineId, order.taskId!);
     } catch (error) {
-      await this.orders.store.write(async (tx) => transitionOrder(tx, await lockOrder(tx, orderId), "ready", new Date(clock.now())));
+      // Back to ready only while the claim is still this call's: a recovered (failed) order stays failed.
+      await this.orders.store.write(async (tx) => {
+        const current = await lockOrder(tx, orderId);
+        if (current.status === "executing") await transitionOrder(tx, current, "ready", new Date(clock.now()));
+      });
       throw error;
     }
     const next = execution.run.status === "succeeded" ? "delivered" : execution.run.status === "handoff" ? "handoff" : "failed";

@@ -17,7 +17,7 @@ import { recordAuditEvent } from "../common/audit.repository.js";
 import type { CatalogueService, ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { OrderStatus } from "./order.states.js";
-import { lockOrder, transitionOrder, type OrderRow } from "./order.repository.js";
+import { lockOrder, ORDER_ID, transitionOrder, type OrderRow } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
 import { checkDelegation } from "./pairing.policy.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
@@ -83,9 +83,16 @@ export class OrderService {
     readonly clock: Clock,
   ) {}
 
-  /** An order write by its pairing's agent: the order locked, its machine active, the token of ITS pairing. */
+  /** The recovery of orders executing past their deadline (orders/order.recovery.ts), run before any call on an order. */
+  recovery: { recoverIfDue(orderId: string): Promise<boolean> } | null = null;
+
+  /**
+   * An order write by its pairing's agent: the order locked, its machine active, the token of ITS pairing. An order
+   * executing past its deadline is recovered first (after the token's precheck), so the write sees it `failed`.
+   */
   async agentWrite<T>(token: string | null | undefined, orderId: string, work: (tx: MarketsTx, order: OrderRow, session: AgentSession) => Promise<T>): Promise<T> {
     await this.pairings.precheck(token);
+    if (ORDER_ID.test(orderId)) await this.recovery?.recoverIfDue(orderId);
     return this.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
       await this.store.requireActiveMachine(tx, order.machineId);
@@ -157,7 +164,8 @@ export class OrderService {
   }
 
   async get(orderId: string): Promise<OrderView> {
-    const row = /^ord_[a-z2-7]{16}$/.test(orderId) ? await this.store.read((prisma) => prisma.marketOrder.findUnique({ where: { id: orderId } })) : null;
+    if (ORDER_ID.test(orderId)) await this.recovery?.recoverIfDue(orderId);
+    const row = ORDER_ID.test(orderId) ? await this.store.read((prisma) => prisma.marketOrder.findUnique({ where: { id: orderId } })) : null;
     if (!row) throw MarketsErrors.notFound();
     return orderView(row);
   }

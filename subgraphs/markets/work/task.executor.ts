@@ -13,6 +13,9 @@
  * - No live endpoint for the provider: RUNTIME_ENDPOINT_REQUIRED (409), nothing changes.
  * - An `access`, `routing` or `compliance` policy of the machine that does not allow the route's service:
  *   MACHINE_POLICY_DENIED (403), nothing changes (policy.enforcement.ts).
+ * - The claim on `executing` holds until its deadline (MARKETS_EXECUTION_DEADLINE_SECONDS). A task found executing past
+ *   it is recovered `failed` (task.service.ts recoverInTx) and this call answers TASK_STATE_INVALID without calling the
+ *   provider; a late result of a stalled call is not recorded over the recovery (TASK_STATE_INVALID).
  */
 import { MarketsErrors } from "../common/errors.js";
 import { OutboundRefusal, type OutboundClient } from "../../shared/net/outbound.js";
@@ -62,11 +65,15 @@ export class TaskExecutor {
     private readonly endpoints: EndpointLookup,
     private readonly outbound: OutboundClient,
     private readonly timeoutMs: number,
+    /** MARKETS_EXECUTION_DEADLINE_SECONDS in ms: how long the `executing` claim holds (task.service.ts recoverInTx). */
+    private readonly deadlineMs: number,
   ) {}
 
   async execute(machineId: string, taskId: string): Promise<Execution> {
     await this.tasks.machineCheck(machineId);
     const repo = this.tasks.repo;
+    // A claim past its deadline is recovered (failed, provider not called again) and this call runs nothing.
+    if (await this.tasks.recoverIfDue(machineId, taskId)) throw taskStateInvalid();
     const task = await repo.task(machineId, taskId);
     const route = await repo.route(task.routeId);
     if (!route) throw routeRequired();
@@ -77,9 +84,10 @@ export class TaskExecutor {
     const startedAt = new Date(this.tasks.clock.now());
     // Claim the task so two concurrent executions cannot both call the provider.
     // The machine's policies are read in the claim's transaction: a refusal leaves the task as it was.
+    const deadline = new Date(startedAt.getTime() + this.deadlineMs);
     const claimed = await repo.transaction(async (tx) => {
       await enforceMachinePolicies(tx, policySubjectOf(machineId, service), null);
-      return repo.claim(tx, taskId, ["resolved", "failed"], "executing", startedAt);
+      return repo.claim(tx, taskId, ["resolved", "failed"], "executing", startedAt, deadline);
     });
     if (!claimed) throw taskStateInvalid();
     let attempt: Attempt;
@@ -159,7 +167,10 @@ export class TaskExecutor {
       const outcome = await tx.marketsOutcome.create({
         data: { id: newId("outcome"), machineId: task.machineId, taskId: task.id, runId: run.id, kind: attempt.kind, result: attempt.result as never, createdAt: finishedAt },
       });
-      const after = await tx.marketsTask.update({ where: { id: task.id }, data: { status: next, updatedAt: finishedAt } });
+      // Only while the claim holds: a task the recovery already recorded failed keeps that record.
+      const { count } = await tx.marketsTask.updateMany({ where: { id: task.id, status: "executing" }, data: { status: next, updatedAt: finishedAt } });
+      if (count !== 1) throw taskStateInvalid();
+      const after = await tx.marketsTask.findUniqueOrThrow({ where: { id: task.id } });
       const execution: Execution = {
         httpStatus: attempt.httpStatus,
         task: taskView(after, route),

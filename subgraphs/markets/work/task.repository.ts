@@ -95,9 +95,12 @@ export class TaskRepository {
     return this.store(() => this.db.prisma.marketsOutcome.findUnique({ where: { runId } }));
   }
 
-  /** Moves a task from one of `from` to `to` if no one else did first; false when it was not in `from`. */
-  async claim(tx: Tx, taskId: string, from: string[], to: string, at: Date): Promise<boolean> {
-    const { count } = await tx.marketsTask.updateMany({ where: { id: taskId, status: { in: from } }, data: { status: to, updatedAt: at } });
+  /**
+   * Moves a task from one of `from` to `to` if no one else did first; false when it was not in `from`. A claim on
+   * `executing` passes its `deadline` (any other move clears it).
+   */
+  async claim(tx: Tx, taskId: string, from: string[], to: string, at: Date, deadline: Date | null = null): Promise<boolean> {
+    const { count } = await tx.marketsTask.updateMany({ where: { id: taskId, status: { in: from } }, data: { status: to, updatedAt: at, executingDeadline: deadline } });
     return count === 1;
   }
 }

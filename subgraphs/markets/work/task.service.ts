@@ -3,7 +3,9 @@
  * persisted, `task.resolved`), and the lists of tasks, routes, outcomes and runs. Execution is in work/task.executor.ts.
  *
  * States: queued -discover-> discovered -resolve-> resolved -execute-> executed | failed | handoff; a failed task
- * may be executed again. A transition from another state answers TASK_STATE_INVALID (409) and changes nothing.
+ * may be executed again. A transition from another state answers TASK_STATE_INVALID (409) and changes nothing. An
+ * `executing` claim carries a deadline (MARKETS_EXECUTION_DEADLINE_SECONDS); past it the next call on the task, or the
+ * lifecycle job, records the task `failed` without calling the provider (recoverInTx).
  */
 import type { Clock } from "../../shared/clock.js";
 import { MarketsErrors } from "../common/errors.js";
@@ -23,6 +25,7 @@ import {
   pageOf,
   text,
   type AuditWriter,
+  type Tx,
   type MachineCheck,
 } from "../common/support.js";
 
@@ -30,6 +33,13 @@ export const TASK_STATUSES = ["queued", "discovered", "resolved", "executing", "
 export const RUN_STATUSES = ["succeeded", "failed", "handoff"] as const;
 
 export const taskStateInvalid = MarketsErrors.taskStateInvalid;
+
+/** The lifecycle recovery, as the audit log names it. */
+export const LIFECYCLE_TASK_ACTOR = { type: "system", id: "lifecycle" } as const;
+
+/** A task or order still `executing` whose claim's deadline has passed. */
+export const executionDue = (row: { status: string; executingDeadline: Date | null }, now: Date): boolean =>
+  row.status === "executing" && row.executingDeadline !== null && row.executingDeadline.getTime() <= now.getTime();
 
 export interface TaskInput {
   skillKey?: string | null;
@@ -58,7 +68,59 @@ export class TaskService {
 
   async get(machineId: string, taskId: string): Promise<TaskView> {
     await this.machineCheck(machineId);
+    await this.recoverIfDue(machineId, taskId);
     return this.view(machineId, taskId);
+  }
+
+  /** Lazy recovery: a call on a task still `executing` past its deadline recovers it first; true when this call did. */
+  async recoverIfDue(machineId: string, taskId: string): Promise<boolean> {
+    const now = new Date(this.clock.now());
+    if (!executionDue(await this.repo.task(machineId, taskId), now)) return false;
+    return this.repo.transaction((tx) => this.recoverInTx(tx, taskId, now));
+  }
+
+  /**
+   * Recovery of a task whose `executing` claim passed its deadline (docs/markets-work.md "Execution deadline"): the
+   * process holding the claim died or stalled, and whether it called the provider is unknown, so nothing calls it
+   * again here. Under the task's row lock: a failed run (`errorReason: deadline_exceeded`) and its outcome, the task
+   * `failed`, `task.execution-failed`. `owned`: the caller (a market order's recovery) holds the claim's owner and
+   * recovers the task with it whatever its own deadline. True when the task was recovered.
+   */
+  async recoverInTx(tx: Tx, taskId: string, now: Date, owned = false): Promise<boolean> {
+    await tx.$executeRaw`SELECT 1 FROM markets_task WHERE id = ${taskId} FOR UPDATE`;
+    const task = await tx.marketsTask.findUnique({ where: { id: taskId } });
+    if (!task || task.status !== "executing" || (!owned && !executionDue(task, now))) return false;
+    const route = task.routeId ? await tx.marketsRoute.findUnique({ where: { id: task.routeId } }) : null;
+    if (!route) return false;
+    const run = await tx.marketsRun.create({
+      data: {
+        id: newId("run"),
+        machineId: task.machineId,
+        taskId,
+        routeId: route.id,
+        providerKey: route.providerKey,
+        executionMode: route.executionMode,
+        status: "failed",
+        httpStatus: null,
+        errorReason: "deadline_exceeded",
+        // The claim wrote updatedAt when it took the task.
+        startedAt: task.updatedAt,
+        finishedAt: now,
+      },
+    });
+    await tx.marketsOutcome.create({
+      data: { id: newId("outcome"), machineId: task.machineId, taskId, runId: run.id, kind: "error", result: { error: "deadline_exceeded" }, createdAt: now },
+    });
+    const after = await tx.marketsTask.update({ where: { id: taskId }, data: { status: "failed", updatedAt: now } });
+    await this.audit(tx, {
+      machineId: task.machineId,
+      kind: "task.execution-failed",
+      actor: LIFECYCLE_TASK_ACTOR,
+      entityType: "task",
+      entityId: taskId,
+      payload: { before: taskView(task, route), after: { task: taskView(after, route), run: runView(run) }, reason: "deadline_exceeded", deadline: task.executingDeadline?.toISOString() ?? null },
+    });
+    return true;
   }
 
   async create(machineId: string, input: TaskInput): Promise<TaskView> {

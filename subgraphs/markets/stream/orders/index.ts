@@ -40,7 +40,7 @@ export function buildStreamOrderServices(
     return { token: issued.token, expiresAt: issued.expiresAt.toISOString() };
   };
   return {
-    orders: new StreamOrderService(store, agents, chain, { proofRequired: config.payments.streamProofRequired }, clock),
+    orders: new StreamOrderService(store, agents, chain, { proofRequired: config.payments.streamProofRequired, paymentTtlSeconds: config.marketsWork.streamOrderPaymentTtlSeconds }, clock),
     sessions: new DeliverySessionService(store, agents, clock),
     delivery: new StreamOrderDelivery(store, issue, clock),
   };

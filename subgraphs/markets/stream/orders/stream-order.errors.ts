@@ -13,6 +13,7 @@ export const StreamOrderErrors = {
   chunkNotInListing: error("STREAM_CHUNK_NOT_IN_LISTING", "A chunk is not part of the listing."),
   orderNotFound: error("STREAM_ORDER_NOT_FOUND", "The stream order was not found."),
   orderStateInvalid: error("STREAM_ORDER_STATE_INVALID", "The stream order is not in a state that allows this."),
+  orderExpired: error("STREAM_ORDER_EXPIRED", "The stream order expired unpaid; create a new order."),
   orderNotPaid: error("STREAM_ORDER_NOT_PAID", "The stream order is not paid."),
   accessNotPrepared: error("STREAM_ACCESS_NOT_PREPARED", "The seller has not prepared the buyer access yet."),
   accessInvalid: error("STREAM_ORDER_ACCESS_INVALID", "An access item is not a peaq.stream.buyer-access.v1 entry."),

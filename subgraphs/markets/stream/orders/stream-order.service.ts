@@ -10,6 +10,8 @@
  *   (stream/orders/stream-order.payment.ts) and its txHash can pay one order only (PAYMENT_TX_ALREADY_USED, also
  *   against stream purchases and market payments). Any other reference is refused (STREAM_PAYMENT_PROOF_REQUIRED)
  *   unless STREAM_PAYMENT_PROOF_REQUIRED=false (development), where it is recorded as given, as in the beta (notes 3).
+ *   An order unpaid STREAM_ORDER_PAYMENT_TTL_SECONDS after its creation is expired by this call (or by the lifecycle
+ *   job) and refused with STREAM_ORDER_EXPIRED (stream/orders/stream-order.expiry.ts).
  * - reads: the order by ID (no credentials, as the notes), and the seller's view of a machine's orders (its agent).
  *
  * Every change writes its `stream.*` audit event in the same transaction.
@@ -22,6 +24,7 @@ import type { MarketsStore } from "../../common/store.js";
 import { StreamOrderErrors as E } from "./stream-order.errors.js";
 import { isHexString } from "ethers";
 import { checkStreamPayment, priceRaw, proofInput, type CheckedPaymentProof, type PaymentProofInput } from "./stream-order.payment.js";
+import { expireStreamOrder, paymentDueAt } from "./stream-order.expiry.js";
 import { lockStreamOrder, STREAM_ORDER_ID, streamOrderView, transitionStreamOrder, type StreamOrderView } from "./stream-order.repository.js";
 import { decodeCursor, newId, olderThan, pageLimit, pageOf } from "../../common/support.js";
 import type { AgentCredentials, StreamAgentAuth } from "./stream-order.ports.js";
@@ -65,7 +68,7 @@ export class StreamOrderService {
     private readonly store: MarketsStore,
     private readonly agents: StreamAgentAuth,
     private readonly chain: PaymentChain,
-    private readonly options: { proofRequired: boolean },
+    private readonly options: { proofRequired: boolean; paymentTtlSeconds: number },
     private readonly clock: Clock,
   ) {}
 
@@ -151,7 +154,13 @@ export class StreamOrderService {
     if (typeof reference !== "string" || reference.trim().length === 0 || reference.length > 256) throw E.validation();
     const given = input.proof === undefined || input.proof === null ? null : proofInput(input.proof);
     const before = await this.get(orderId);
+    if (before.status === "expired") throw E.orderExpired();
     if (before.status !== "payment_pending") throw E.orderStateInvalid();
+    // Due: this call expires the order itself (committed) and refuses; the due time is judged once, here.
+    if (this.clock.now() >= paymentDueAt(new Date(before.createdAt), this.options.paymentTtlSeconds).getTime()) {
+      await this.expireIfDue(orderId);
+      throw E.orderExpired();
+    }
     const proof = given ?? this.referenceProof(reference);
     let checked: CheckedPaymentProof | null = null;
     if (proof !== null) {
@@ -164,6 +173,7 @@ export class StreamOrderService {
       return await this.store.write(async (tx) => {
         const order = await lockStreamOrder(tx, orderId);
         await this.store.requireActiveMachine(tx, order.machineId);
+        if (order.status === "expired") throw E.orderExpired();
         if (order.status !== "payment_pending") throw E.orderStateInvalid();
         if (checked) await assertTxUnused(tx, checked.txHash);
         const after = await transitionStreamOrder(tx, order, "paid", now, {
@@ -196,6 +206,18 @@ export class StreamOrderService {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw E.txAlreadyUsed();
       throw error;
     }
+  }
+
+  /** Lazy expiry: the order, locked, moves to `expired` with its event if it is still unpaid and due. */
+  private async expireIfDue(orderId: string): Promise<void> {
+    const now = new Date(this.clock.now());
+    const ttl = this.options.paymentTtlSeconds;
+    await this.store.write(async (tx) => {
+      const order = await lockStreamOrder(tx, orderId);
+      if (order.status === "payment_pending" && now.getTime() >= paymentDueAt(order.createdAt, ttl).getTime()) {
+        await expireStreamOrder(tx, order, now, ttl, "payment");
+      }
+    });
   }
 }
 

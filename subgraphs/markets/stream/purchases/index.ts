@@ -23,9 +23,16 @@ export interface StreamPurchaseServices {
   events: PurchaseEventService;
 }
 
-export function buildStreamPurchaseServices(store: MarketsStore, pairings: PairingService, chain: PaymentChain, resourceBase: string, clock: Clock): StreamPurchaseServices {
+export function buildStreamPurchaseServices(
+  store: MarketsStore,
+  pairings: PairingService,
+  chain: PaymentChain,
+  resourceBase: string,
+  clock: Clock,
+  paymentTtlSeconds: number,
+): StreamPurchaseServices {
   const rails = new PurchaseRails(chain, resourceBase, () => Math.floor(clock.now() / 1000));
-  const purchases = new StreamPurchaseService(store, pairings, rails, clock);
+  const purchases = new StreamPurchaseService(store, pairings, rails, clock, paymentTtlSeconds);
   return {
     rails,
     capabilities: new DeliveryCapabilityService(store, clock),

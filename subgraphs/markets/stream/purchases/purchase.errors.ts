@@ -9,6 +9,7 @@ const error = (code: string, message: string) => () => new DomainError(code, mes
 export const PurchaseErrors = {
   stateInvalid: error("PURCHASE_STATE_INVALID", "The purchase is not in a state that allows this."),
   chunksInvalid: error("PURCHASE_CHUNKS_INVALID", "The selected chunks are not all part of the listing."),
+  expired: error("PURCHASE_EXPIRED", "The purchase expired unpaid; create a new purchase."),
   listingInactive: error("PURCHASE_LISTING_INACTIVE", "The listing is not active."),
   railInvalid: error("PURCHASE_RAIL_INVALID", "The payment rail does not match the purchase's payment intent."),
   accessMismatch: error("PURCHASE_ACCESS_MISMATCH", "The access items must be exactly the bought chunks, each to the purchase's buyer key."),

@@ -11,7 +11,9 @@
  * purchase and its intent; the chain work (receipt check, or x402 verify + settle) runs outside any transaction; one
  * transaction re-locks the purchase, finds it still payment_pending (a retry of the same proof after it was paid
  * answers the purchase as is) and writes paid + the requested delivery session with their audit events. A
- * transaction hash pays one purchase, order or market payment only (PAYMENT_TX_ALREADY_USED).
+ * transaction hash pays one purchase, order or market payment only (PAYMENT_TX_ALREADY_USED). A purchase unpaid
+ * STREAM_PURCHASE_PAYMENT_TTL_SECONDS after its creation is expired by the intent or proof call that finds it due (or
+ * by the lifecycle job) and refused with PURCHASE_EXPIRED (stream/purchases/purchase.expiry.ts).
  */
 import type { Clock } from "../../../shared/clock.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "../../common/audit.repository.js";
@@ -25,6 +27,7 @@ import { NO_COMMON_TRANSPORT, PurchaseErrors } from "./purchase.errors.js";
 import { checkPurchasePolicies } from "./purchase.policy.js";
 import { buyerDeliveryOf, buyerKeyOf, negotiate, priceOf, selectionOf } from "./purchase.negotiate.js";
 import { PURCHASE_RAILS, type PurchaseRail, type PurchaseRails } from "./purchase.rails.js";
+import { expirePurchase, purchaseDue } from "./purchase.expiry.js";
 import { lockPurchase, purchaseView, transitionPurchase, type PurchaseRow, type PurchaseView } from "./purchase.repository.js";
 import { jsonObject, newId, type JsonObject } from "../../common/support.js";
 
@@ -36,6 +39,7 @@ export class StreamPurchaseService {
     private readonly pairings: PairingService,
     private readonly rails: PurchaseRails,
     readonly clock: Clock,
+    private readonly paymentTtlSeconds: number,
   ) {}
 
   now(): Date {
@@ -148,14 +152,16 @@ export class StreamPurchaseService {
     const first = await this.store.write(async (tx) => {
       const purchase = await lockPurchase(tx, purchaseId);
       await this.buyer(tx, token, purchase);
+      if (await this.expiredNow(tx, purchase)) return null;
       if (purchase.status !== "payment_pending") throw PurchaseErrors.stateInvalid();
       return purchase;
     });
+    if (!first) throw PurchaseErrors.expired();
     const intent = await this.rails.intent(first, rail, railSpec as JsonObject, body.payer);
     const row = await this.store.write(async (tx) => {
       const purchase = await lockPurchase(tx, purchaseId);
       const actor = await this.buyer(tx, token, purchase);
-      if (purchase.status !== "payment_pending") throw PurchaseErrors.stateInvalid();
+      if (purchase.status !== "payment_pending") throw purchase.status === "expired" ? PurchaseErrors.expired() : PurchaseErrors.stateInvalid();
       const now = this.now();
       const updated = await tx.streamPurchase.update({ where: { id: purchaseId }, data: { rail, paymentIntent: intent as never, updatedAt: now } });
       await recordAuditEvent(tx, {
@@ -177,8 +183,11 @@ export class StreamPurchaseService {
     const snapshot = await this.store.write(async (tx) => {
       const purchase = await lockPurchase(tx, purchaseId);
       await this.buyer(tx, token, purchase);
+      // The due time is judged here, once: a proof that starts in time is recorded after its chain work.
+      if (await this.expiredNow(tx, purchase)) return null;
       return purchase;
     });
+    if (!snapshot) throw PurchaseErrors.expired();
     const railName = isObject(body.rail) ? body.rail.type : body.rail ?? snapshot.rail;
     const hash = typeof (body.transactionHash ?? body.txHash) === "string" ? String(body.transactionHash ?? body.txHash).toLowerCase() : null;
     if (snapshot.status !== "payment_pending") {
@@ -195,7 +204,7 @@ export class StreamPurchaseService {
       const actor = await this.buyer(tx, token, purchase);
       if (purchase.status !== "payment_pending") {
         if (purchase.paymentTxHash === proven.transactionHash) return purchase;
-        throw PurchaseErrors.stateInvalid();
+        throw purchase.status === "expired" ? PurchaseErrors.expired() : PurchaseErrors.stateInvalid();
       }
       const now = this.now();
       await this.assertUnused(proven.transactionHash, tx);
@@ -212,6 +221,18 @@ export class StreamPurchaseService {
       return paid;
     });
     return purchaseView(row);
+  }
+
+  /**
+   * A payment call on `purchase` (locked): PURCHASE_EXPIRED when it expired before; true when it was unpaid and due, so
+   * this call expired it (the caller commits and then answers PURCHASE_EXPIRED); false otherwise.
+   */
+  private async expiredNow(tx: MarketsTx, purchase: PurchaseRow): Promise<boolean> {
+    if (purchase.status === "expired") throw PurchaseErrors.expired();
+    const now = this.now();
+    if (!purchaseDue(purchase, now, this.paymentTtlSeconds)) return false;
+    await expirePurchase(tx, purchase, now, this.paymentTtlSeconds, "payment");
+    return true;
   }
 
   /** A transaction that paid another purchase, stream order or market payment: PAYMENT_TX_ALREADY_USED. */

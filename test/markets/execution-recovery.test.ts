@@ -1,0 +1,205 @@
+/**
+ * Executions past their deadline (docs/markets-orders.md, docs/markets-work.md "Execution deadline"), over the real
+ * REST routes and GraphQL against a real provider socket that holds its answer (a stalled execution), with an injected
+ * clock and MARKETS_EXECUTION_DEADLINE_SECONDS=60: an escrowed market order executing past its deadline is recovered
+ * `failed` once (by the job, or lazily by the next call), its task failed with a `deadline_exceeded` run, its payment
+ * refunded on chain once; the provider is called once, and its late answer records nothing. A standalone task past
+ * its deadline is recovered by its next execute, which runs nothing. PGlite, and PostgreSQL when DATABASE_URL is set.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
+import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
+import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
+import { loadConfig } from "../../subgraphs/shared/config.js";
+import { escrowOrderKey } from "../../subgraphs/markets/orders/payments/escrow.js";
+import { manualClock } from "../support/clock.js";
+import { graphql } from "../support/platform.js";
+import { waitUntil } from "../support/wait.js";
+import {
+  agentHeaders,
+  api,
+  bindMachine,
+  createOrder,
+  expectMarketsError,
+  expectOk,
+  marketsServices,
+  pairAgent,
+  PLATFORM_START_TIMEOUT_MS,
+  prismaOf,
+  startMarketsPlatform,
+  type HttpAnswer,
+  type MarketsPlatform,
+} from "./helpers.js";
+
+const DEADLINE_MS = 60_000;
+const AMOUNT_RAW = 10_000n; // the demo price feed's 0.01 USD
+
+/** A provider that counts its calls and answers each only when the test releases it. */
+async function holdingProvider() {
+  let calls = 0;
+  const held: Array<() => void> = [];
+  const server = http.createServer((request, response) => {
+    calls += 1;
+    request.resume();
+    held.push(() => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ pair: "ETH/USD", price: "3120.55" }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
+    waiting: () => held.length,
+    release: () => held.splice(0).forEach((answer) => answer()),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe("executions past their deadline are recovered once, the provider called once", () => {
+  const clock = manualClock();
+  let p: MarketsPlatform;
+  let provider: Awaited<ReturnType<typeof holdingProvider>>;
+  let machine: string;
+  let token: string;
+  let agent: Wallet;
+  let rpc: JsonRpcProvider;
+  let escrow: Contract;
+
+  beforeAll(async () => {
+    provider = await holdingProvider();
+    p = await startMarketsPlatform({ MARKETS_EXECUTION_DEADLINE_SECONDS: "60", OUTBOUND_ALLOW_CIDRS: "127.0.0.1" }, { clock });
+    const payments = p.demo.payments!;
+    rpc = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
+    agent = new Wallet(payments.agents[0].privateKey, rpc);
+    escrow = new Contract(payments.escrow.address, contractInterface("PaymentEscrow"), rpc);
+    const stablecoin = new Contract(payments.stablecoin.address, contractInterface("TestStablecoin"), new NonceManager(agent));
+    await minedReceipt(await stablecoin.approve!(payments.escrow.address, AMOUNT_RAW * 10n));
+    machine = (await bindMachine(p, p.machine("active", 0))).id;
+    const demo = p.demo.markets!.provider;
+    expectOk(await api(p, "PUT", `/machines/${machine}/runtime-endpoints/${demo.providerKey}`, { endpointBaseUrl: provider.url, authType: "bearer", authToken: "held-token" }), 201);
+    token = (await pairAgent(p, machine, agent)).pairingToken;
+  }, PLATFORM_START_TIMEOUT_MS);
+  afterAll(async () => {
+    rpc?.destroy();
+    await p?.close();
+    await provider?.close();
+  });
+
+  const post = (orderId: string, suffix: string, body?: unknown) => api(p, "POST", `/market/orders/${orderId}${suffix}`, body, agentHeaders(token));
+  const kinds = async (key: string, id: string) =>
+    (await prismaOf(p).marketAuditEvent.findMany({ orderBy: { id: "asc" } })).filter((e: any) => e.data?.[key] === id).map((e) => e.kind);
+  const escrowState = async (orderId: string) => ["none", "locked", "released", "refunded"][Number((await escrow.getEscrow!(escrowOrderKey(orderId))).state)];
+
+  /** An escrowed order whose execute is in flight, held at the provider: the order ID and the pending answer. */
+  async function stalledOrder(): Promise<{ orderId: string; answer: Promise<HttpAnswer> }> {
+    const order = expectOk(await createOrder(p, machine, token), 201).item;
+    expectOk(await post(order.id, "/payment-intent", { rail: "onchain-escrow" }));
+    expect(expectOk(await post(order.id, "/payment/escrow-lock", { payer: agent.address })).item.orderStatus).toBe("ready");
+    const before = provider.calls();
+    const answer = post(order.id, "/execute");
+    await waitUntil(() => provider.calls() === before + 1);
+    return { orderId: order.id, answer };
+  }
+
+  it("setting: 600 s by default, and never shorter than the provider timeout + 30 s", () => {
+    expect(loadConfig({}).marketsWork.executionDeadlineSeconds).toBe(600);
+    expect(() => loadConfig({ MARKETS_EXECUTION_DEADLINE_SECONDS: "39", MARKETS_PROVIDER_TIMEOUT_MS: "10000" })).toThrow(/MARKETS_EXECUTION_DEADLINE_SECONDS/);
+  });
+
+  it("the job recovers an escrowed order past its deadline: failed, task failed, refunded on chain once; the late answer records nothing", async () => {
+    const { orderId, answer } = await stalledOrder();
+    const calls = provider.calls();
+    const row = await prismaOf(p).marketOrder.findUniqueOrThrow({ where: { id: orderId } });
+    expect(row.status).toBe("executing");
+    expect(row.executingDeadline!.getTime()).toBe(clock.now() + DEADLINE_MS);
+
+    clock.advance(DEADLINE_MS - 1);
+    expect((await marketsServices(p).lifecycle.run()).ordersRecovered).toBe(0);
+    expect(expectOk(await api(p, "GET", `/market/orders/${orderId}`)).item.status).toBe("executing");
+    clock.advance(1);
+    // Two sweeps and a read at once: one recovery.
+    const [a, b] = await Promise.all([marketsServices(p).lifecycle.run(), marketsServices(p).lifecycle.run(), api(p, "GET", `/market/orders/${orderId}`)]);
+    expect(a.ordersRecovered + b.ordersRecovered).toBeLessThanOrEqual(1);
+    expect([a.tasksRecovered, b.tasksRecovered]).toEqual([0, 0]);
+
+    const order = expectOk(await api(p, "GET", `/market/orders/${orderId}`)).item;
+    expect({ status: order.status, error: order.errorMessage }).toEqual({ status: "failed", error: expect.stringMatching(/^execution deadline passed/) });
+    const payment = await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } });
+    expect(payment.status).toBe("refunded");
+    expect(await escrowState(orderId)).toBe("refunded");
+    expect(await kinds("orderId", orderId)).toEqual([
+      "market.order.created",
+      "market.payment.intent-created",
+      "market.payment.escrow-held",
+      "task.created",
+      "task.resolved",
+      "market.order.recovered",
+      "market.payment.refunded",
+    ]);
+    const task = expectOk(await api(p, "GET", `/machines/${machine}/tasks/${row.taskId}`)).item;
+    expect(task.status).toBe("failed");
+    const runs = await prismaOf(p).marketsRun.findMany({ where: { taskId: row.taskId! } });
+    expect(runs.map((r) => [r.status, r.errorReason])).toEqual([["failed", "deadline_exceeded"]]);
+
+    // The stalled call comes back: it records nothing over the recovery, and nothing calls the provider again.
+    provider.release();
+    expectMarketsError(await answer, 409, "TASK_STATE_INVALID");
+    expectMarketsError(await post(orderId, "/execute"), 409, "ORDER_CLOSED");
+    expect(provider.calls()).toBe(calls);
+    expect(await prismaOf(p).marketsRun.count({ where: { taskId: row.taskId! } })).toBe(1);
+    expect((await prismaOf(p).marketOrder.findUniqueOrThrow({ where: { id: orderId } })).status).toBe("failed");
+    expect((await kinds("orderId", orderId)).filter((k) => k === "market.order.recovered" || k === "market.payment.refunded")).toHaveLength(2);
+    expect(await marketsServices(p).lifecycle.run()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, tasksRecovered: 0 });
+  });
+
+  it("lazily: the next call on the order (a GraphQL read) recovers it and refunds it without the job", async () => {
+    const { orderId, answer } = await stalledOrder();
+    const calls = provider.calls();
+    clock.advance(DEADLINE_MS);
+    const read = await graphql(p.graphql, `query($id: String!) { marketOrder(orderId: $id) { id status } }`, { id: orderId });
+    expect(read.body.data.marketOrder.status).toBe("failed");
+    expect(await escrowState(orderId)).toBe("refunded");
+    // Refunded by the recovery already: the agent's refund call is refused and changes nothing.
+    const events = await kinds("orderId", orderId);
+    expectMarketsError(await post(orderId, "/payment/refund"), 409, "ORDER_STATE_INVALID");
+    expect(await kinds("orderId", orderId)).toEqual(events);
+    expect((await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } })).status).toBe("refunded");
+    expect((await kinds("orderId", orderId)).filter((k) => k === "market.order.recovered")).toHaveLength(1);
+    provider.release();
+    expectMarketsError(await answer, 409, "TASK_STATE_INVALID");
+    expect(provider.calls()).toBe(calls);
+  });
+
+  it("a standalone task past its deadline: its next execute recovers it and runs nothing; the late answer records nothing", async () => {
+    const call = (method: string, path: string, body?: unknown) => api(p, method, `/machines/${machine}/tasks${path}`, body);
+    const task = expectOk(await call("POST", "", { skillKey: "oracle.price-feed", input: { pair: "ETH/USD" } }), 201).item;
+    expectOk(await call("POST", `/${task.id}/discover`));
+    expect(expectOk(await call("POST", `/${task.id}/resolve`, {}), 201).item.route.executionMode).toBe("native");
+    const before = provider.calls();
+    const first = call("POST", `/${task.id}/execute`);
+    await waitUntil(() => provider.calls() === before + 1);
+    clock.advance(DEADLINE_MS);
+
+    expectMarketsError(await call("POST", `/${task.id}/execute`), 409, "TASK_STATE_INVALID");
+    expect(provider.calls()).toBe(before + 1);
+    const recovered = expectOk(await call("GET", `/${task.id}`)).item;
+    expect(recovered.status).toBe("failed");
+    const taskKinds = await kinds("entityId", task.id);
+    expect(taskKinds).toEqual(["task.created", "task.discovered", "task.resolved", "task.execution-failed"]);
+    const [event] = (await prismaOf(p).marketAuditEvent.findMany({ where: { kind: "task.execution-failed" } })).filter((e: any) => e.data.entityId === task.id);
+    expect({ actor: [event!.actorType, event!.actorId], reason: (event!.data as any).reason }).toEqual({ actor: ["system", "lifecycle"], reason: "deadline_exceeded" });
+
+    provider.release();
+    expectMarketsError(await first, 409, "TASK_STATE_INVALID");
+    expect((await prismaOf(p).marketsRun.findMany({ where: { taskId: task.id } })).map((r) => r.errorReason)).toEqual(["deadline_exceeded"]);
+    expect(await kinds("entityId", task.id)).toEqual(taskKinds);
+    expect(await marketsServices(p).lifecycle.run()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, tasksRecovered: 0 });
+  });
+});
