@@ -5,6 +5,7 @@
  * valid, and `cli stream verify` refuses only a chunk registered after its key's revocation). Every refusal leaves the
  * rows and the audit log as they were.
  */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql } from "../support/platform.js";
 import { runCli } from "../support/cli.js";
@@ -190,6 +191,15 @@ describe("signing key revocation", () => {
     expect(missing.stderr).toContain("404 NOT_FOUND");
     const revoked = await cli(["revoke-key"]);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect(JSON.parse(revoked.stdout)).toMatchObject({ step: "revoke-key", keyId: other.signer.keyId, status: "revoked" });
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ step: "revoke-key", keyId: other.signer.keyId, status: "revoked", sellerFileKeyDropped: true });
+    // The seller file lost the revoked key: the next publish registers a new one and its chunks are accepted.
+    const saved = JSON.parse(await readFile(file, "utf8"));
+    expect([saved.keyId, saved.signingSecretKeyHex, saved.signingKeyRegistered]).toEqual([undefined, undefined, false]);
+    await mkdir(`${p.dataDir}/withdrawal-data`, { recursive: true });
+    await writeFile(`${p.dataDir}/withdrawal-data/a.bin`, Buffer.alloc(2000, 7));
+    const published = await cli(["publish", `${p.dataDir}/withdrawal-data`, "--title", "after rotation", "--price", "1", "--chunk-size", "1024"]);
+    expect(published.code, published.stderr).toBe(0);
+    const keys = await prismaOf(p).streamSigningKey.findMany({ where: { machineId: other.machineId }, orderBy: { createdAt: "asc" } });
+    expect(keys.map((k) => k.status)).toEqual(["revoked", "revoked", "active"]);
   });
 });

@@ -5,10 +5,11 @@
  *   `cli stream revoke-key [<keyId>]`     POST /machines/:machineId/stream/signing-keys/:keyId/revoke
  * (default keyId: the seller file's own key). Each prints the listing's or key's new state as one JSON line; a
  * refusal names the platform's code (exit 1). After a revocation the platform refuses new chunks signed by that key
- * (SIGNING_KEY_REVOKED): give the seller file a new `keyId` and signing key before publishing again.
+ * (SIGNING_KEY_REVOKED); revoking the seller file's own key therefore drops it from the file, so the next `publish`
+ * generates and registers a new key and continues the chain under it.
  */
 import { UsageError, parseOptions, printResult } from "../../command.js";
-import { StreamApi, agentHeaders, apiBase, loadSeller } from "./api.js";
+import { StreamApi, agentHeaders, apiBase, loadSeller, saveSeller } from "./api.js";
 
 const OPTIONS = "[--seller <file>] [--api http://127.0.0.1:<MARKETS_PORT>]";
 
@@ -49,5 +50,12 @@ export async function revokeKeyCommand(args: string[]): Promise<void> {
   const api = new StreamApi(apiBase(parsed.o.api)).with(agentHeaders(seller));
   const keyId = parsed.positional ?? seller.data.keyId!;
   const item = (await api.call("POST", `/machines/${seller.data.machineId}/stream/signing-keys/${encodeURIComponent(keyId)}/revoke`, {})).item;
-  printResult({ step: "revoke-key", machineId: item.machineId, keyId: item.keyId, status: item.status, revokedAt: item.revokedAt });
+  const own = keyId === seller.data.keyId;
+  if (own) {
+    delete seller.data.keyId;
+    delete seller.data.signingSecretKeyHex;
+    seller.data.signingKeyRegistered = false;
+    await saveSeller(seller);
+  }
+  printResult({ step: "revoke-key", machineId: item.machineId, keyId: item.keyId, status: item.status, revokedAt: item.revokedAt, sellerFileKeyDropped: own });
 }
