@@ -99,6 +99,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     DELIVERY_TOKEN_INVALID: { status: 401, message: "The delivery token is invalid." },
     DELIVERY_TOKEN_EXPIRED: { status: 401, message: "The delivery token expired." },
     DELIVERY_TOKEN_SCOPE: { status: 403, message: "The delivery token does not cover this chunk." },
+    SIGNING_KEY_REVOKED: { status: 409, message: "The signing key was revoked before the chunk was registered." },
     SIGNING_KEY_EXISTS: { status: 409, message: "A signing key with this keyId already exists for the machine." },
     CHUNK_EXISTS: { status: 409, message: "A different manifest with this chunkId is already registered." },
     CHUNK_NOT_STORED: { status: 409, message: "The chunk's ciphertext is not stored." },

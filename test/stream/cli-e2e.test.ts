@@ -143,14 +143,18 @@ describe("cli stream: refusals", () => {
     expect(await prismaOf(p).streamOrder.count()).toBe(ordersBefore);
   });
 
-  it("a key the machine has revoked is no longer trusted: verify refuses the first chunk it signed", async () => {
+  it("a revoked key vouches only for chunks registered before its revocation: verify refuses a chunk registered after", async () => {
     const prisma = prismaOf(p);
     const key = await prisma.streamSigningKey.findFirstOrThrow({ where: { machineId: seller.machineId, keyId: seller.signer.keyId } });
-    await prisma.streamSigningKey.update({ where: { id: key.id }, data: { status: "revoked", revokedAt: new Date() } });
+    const listing = await prisma.streamListing.findUniqueOrThrow({ where: { id: listingId } });
+    const first = await prisma.streamChunk.findUniqueOrThrow({ where: { chunkId: listing.chunkIds[0]! } });
     try {
+      await prisma.streamSigningKey.update({ where: { id: key.id }, data: { status: "revoked", revokedAt: new Date() } });
+      expect((await cli(["verify", listingId])).code).toBe(0);
+      await prisma.streamSigningKey.update({ where: { id: key.id }, data: { revokedAt: first.createdAt } });
       const verify = await cli(["verify", listingId]);
       expect(verify.code).toBe(1);
-      expect(verify.stderr).toMatch(/refused before payment: SIGNER_UNKNOWN at chunk 0: .*revoked/);
+      expect(verify.stderr).toMatch(/refused before payment: SIGNING_KEY_REVOKED at chunk 0: .*after its signing key was revoked/);
     } finally {
       await prisma.streamSigningKey.update({ where: { id: key.id }, data: { status: "active", revokedAt: null } });
     }

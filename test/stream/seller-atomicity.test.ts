@@ -73,7 +73,41 @@ const CASES: Array<{ kind: string; ok: number; request(): Promise<() => Promise<
       return () => api(p, "POST", `/machines/${seller.machineId}/stream/listings`, { title: "t", chunkIds: [chunks[0]!.manifest.chunkId], price: { amount: "1", currency: "USD" } }, sellerHeaders(seller));
     },
   },
+  {
+    kind: "stream.listing.deactivated",
+    ok: 200,
+    request: async () => {
+      const id = await newListing();
+      return () => api(p, "POST", `/machines/${seller.machineId}/stream/listings/${id}/deactivate`, {}, sellerHeaders(seller));
+    },
+  },
+  {
+    kind: "stream.listing.reactivated",
+    ok: 200,
+    request: async () => {
+      const id = await newListing();
+      expectOk(await api(p, "POST", `/machines/${seller.machineId}/stream/listings/${id}/deactivate`, {}, sellerHeaders(seller)));
+      return () => api(p, "POST", `/machines/${seller.machineId}/stream/listings/${id}/reactivate`, {}, sellerHeaders(seller));
+    },
+  },
+  {
+    kind: "stream.signing-key.revoked",
+    ok: 200,
+    request: async () => {
+      const keyId = `k-${++seq}`;
+      expectOk(await registerSigningKey(p, seller, keyId, signingKey("x", keyId).publicKeyHex), 201);
+      return () => api(p, "POST", `/machines/${seller.machineId}/stream/signing-keys/${keyId}/revoke`, {}, sellerHeaders(seller));
+    },
+  },
 ];
+
+/** A listing of one fresh stored chunk: its ID. */
+async function newListing(): Promise<string> {
+  const chunks = buildChunks(seller, 1);
+  await publishChunks(p, seller, chunks);
+  const body = { title: "t", chunkIds: [chunks[0]!.manifest.chunkId], price: { amount: "1", currency: "USD" } };
+  return expectOk(await api(p, "POST", `/machines/${seller.machineId}/stream/listings`, body, sellerHeaders(seller)), 201).item.id;
+}
 
 describe("stream writes and their audit events are atomic", () => {
   it.each(CASES.map((c) => [c.kind, c] as const))("%s", async (kind, c) => {

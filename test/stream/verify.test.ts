@@ -101,6 +101,20 @@ describe("before paying: manifests and chain", () => {
     expect(verifyManifest({ ...manifests[0]!, storageRef: "local:listing-1/chunk-0" }, parties.trusted).chunkId).toBe(manifests[0]!.chunkId);
   });
 
+  it("SIGNING_KEY_REVOKED: a chunk registered at or after its key's revocation, or at an unknown time; earlier chunks stay valid", async () => {
+    const revokedAt = "2026-05-01T12:00:00.000Z";
+    const revoked = parties.trusted.map((k) => ({ ...k, revokedAt }));
+    const [a, b, c] = manifests;
+    const before = ["2026-05-01T11:00:00.000Z", "2026-05-01T11:59:59.999Z", "2026-05-01T11:59:59.999Z"];
+    expect(verifyChain([a, b, c], revoked, before)).toHaveLength(3);
+    await expectCode(() => verifyChain([a, b, c], revoked, [before[0]!, before[1]!, revokedAt]), "SIGNING_KEY_REVOKED", 2);
+    await expectCode(() => verifyChain([a, b, c], revoked, [before[0]!, "2026-05-02T00:00:00.000Z", before[2]!]), "SIGNING_KEY_REVOKED", 1);
+    await expectCode(() => verifyManifest(a, revoked, 0), "SIGNING_KEY_REVOKED", 0);
+    await expectCode(() => verifyManifest(a, revoked, 0, "not a time"), "SIGNING_KEY_REVOKED", 0);
+    // A key that is not revoked needs no registration time.
+    expect(verifyManifest(a, parties.trusted.map((k) => ({ ...k, revokedAt: null }))).chunkId).toBe(a!.chunkId);
+  });
+
   it("CHAIN_BROKEN: chunks swapped, one left out, one repeated, a chain not starting at index 0", async () => {
     const [a, b, c, d] = manifests;
     await expectCode(() => verifyChain([a, c, b, d], parties.trusted), "CHAIN_BROKEN", 1);

@@ -253,6 +253,8 @@ export type CreateMarketOrderInput = {
 export type CreateStreamListingInput = {
   chunkIds: Array<Scalars['String']['input']>;
   price: StreamPriceInput;
+  /** Decimal string, in the price's currency: what each chunk of a strict subset costs. */
+  pricePerChunk?: InputMaybe<Scalars['String']['input']>;
   title: Scalars['String']['input'];
   topic?: InputMaybe<Scalars['String']['input']>;
 };
@@ -1220,6 +1222,8 @@ export type Mutation = {
   createStreamPolicy: StreamPolicy;
   /** POST /machines/:machineId/tasks (201, queued) */
   createTask: MarketTask;
+  /** POST /machines/{machineId}/stream/listings/{listingId}/deactivate: out of sale and of the catalogue. */
+  deactivateStreamListing: StreamListing;
   /** DELETE /machines/:machineId/graph/edges/:edgeId (204) */
   deleteGraphEdge: Scalars['Boolean']['output'];
   /** DELETE /machines/:machineId/graph/nodes/:nodeId (204); its edges go with it. */
@@ -1254,6 +1258,8 @@ export type Mutation = {
   prepareStreamOrderAccess: PreparedStreamAccess;
   /** PUT /machines/:machineId/delivery-capabilities: { created, item } */
   putDeliveryCapabilities: Scalars['JSONObject']['output'];
+  /** POST /machines/{machineId}/stream/listings/{listingId}/reactivate: back on sale and in the catalogue. */
+  reactivateStreamListing: StreamListing;
   /** Operator: record that the chip attestation for this receipt is on chain (checked against the registry and the machine's current context). */
   recordChipAttestation: ChipEvidenceRecord;
   /** PATCH /stream/events/{receiptId}/chain-receipt. */
@@ -1282,6 +1288,8 @@ export type Mutation = {
   revokeMachineAgent: MachineAgent;
   /** DELETE /machine-identity/sessions/{sessionId}: ends a session of the caller's machine. */
   revokeMachineSession: Scalars['Boolean']['output'];
+  /** POST /machines/{machineId}/stream/signing-keys/{keyId}/revoke: no new chunk under it. */
+  revokeStreamSigningKey: StreamSigningKey;
   /** POST /market/search: ranked quotes with a short TTL. */
   searchMarket: MarketSearch;
   /** PUT /machine/{key}/monetization: a signed opt-in or opt-out. */
@@ -1470,6 +1478,14 @@ export type MutationCreateTaskArgs = {
 };
 
 
+export type MutationDeactivateStreamListingArgs = {
+  agentId?: InputMaybe<Scalars['String']['input']>;
+  agentToken?: InputMaybe<Scalars['String']['input']>;
+  listingId: Scalars['String']['input'];
+  machineId: Scalars['String']['input'];
+};
+
+
 export type MutationDeleteGraphEdgeArgs = {
   edgeId: Scalars['String']['input'];
   machineId: Scalars['String']['input'];
@@ -1587,6 +1603,14 @@ export type MutationPutDeliveryCapabilitiesArgs = {
 };
 
 
+export type MutationReactivateStreamListingArgs = {
+  agentId?: InputMaybe<Scalars['String']['input']>;
+  agentToken?: InputMaybe<Scalars['String']['input']>;
+  listingId: Scalars['String']['input'];
+  machineId: Scalars['String']['input'];
+};
+
+
 export type MutationRecordChipAttestationArgs = {
   attestationUid: Scalars['String']['input'];
   receiptId: Scalars['String']['input'];
@@ -1690,6 +1714,14 @@ export type MutationRevokeMachineAgentArgs = {
 export type MutationRevokeMachineSessionArgs = {
   machineSession?: InputMaybe<Scalars['String']['input']>;
   sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationRevokeStreamSigningKeyArgs = {
+  agentId?: InputMaybe<Scalars['String']['input']>;
+  agentToken?: InputMaybe<Scalars['String']['input']>;
+  keyId: Scalars['String']['input'];
+  machineId: Scalars['String']['input'];
 };
 
 
@@ -2315,10 +2347,12 @@ export type QueryStreamListingChunksArgs = {
 
 export type QueryStreamListingsArgs = {
   cursor?: InputMaybe<Scalars['String']['input']>;
+  from?: InputMaybe<Scalars['String']['input']>;
   includeInactive?: InputMaybe<Scalars['Boolean']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   machineId?: InputMaybe<Scalars['String']['input']>;
   storageProvider?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -2591,7 +2625,9 @@ export type StreamListing = {
   status: Scalars['String']['output'];
   /** The scheme of the chunks' storage references (local, s3, ...). */
   storageProvider: Scalars['String']['output'];
+  /** The latest end of its chunks' times (ISO 8601). */
   timeEnd?: Maybe<Scalars['String']['output']>;
+  /** The earliest start of its chunks' times (ISO 8601). */
   timeStart?: Maybe<Scalars['String']['output']>;
   title: Scalars['String']['output'];
   topic?: Maybe<Scalars['String']['output']>;
@@ -2606,6 +2642,8 @@ export type StreamListingChunk = {
   index: Scalars['Int']['output'];
   /** The signed manifest (wrapped keys only). */
   manifest: Scalars['JSONObject']['output'];
+  /** When the chunk was registered: a chunk signed by a since-revoked key is valid only if registered before the revocation. */
+  registeredAt: Scalars['String']['output'];
 };
 
 /** A listing's manifests in order and the machine's signing keys, to check before buying. */

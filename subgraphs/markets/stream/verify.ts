@@ -11,11 +11,15 @@ import {
   CHUNK_CIPHER, CHUNK_SCHEMA, KEY_WRAP, RECIPIENT_TYPES, computeChunkId, manifestSigningBytes, type ChunkManifest,
 } from "./manifest.js";
 
-/** A signing key registered for a machine (POST /machines/:machineId/stream/signing-keys). */
+/**
+ * A signing key registered for a machine (POST /machines/:machineId/stream/signing-keys). A revoked key
+ * (`revokedAt`, an ISO 8601 instant) still vouches for the chunks registered before its revocation, and for no other.
+ */
 export interface TrustedSigningKey {
   machineDid: string;
   keyId: string;
   publicKeyHex: string;
+  revokedAt?: string | null;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -60,29 +64,44 @@ export function parseManifest(value: unknown, position?: number): ChunkManifest 
 
 /**
  * One manifest on its own: shape, chunkId recomputed from its members, signer among the machine's registered keys,
- * Ed25519 signature over manifestSigningBytes.
+ * Ed25519 signature over manifestSigningBytes, and, when the signer is revoked, that the chunk was registered
+ * (`registeredAt`, ISO 8601) strictly before the revocation: SIGNING_KEY_REVOKED otherwise, or when the registration
+ * time is not known.
  */
-export function verifyManifest(value: unknown, trusted: TrustedSigningKey[], position?: number): ChunkManifest {
+export function verifyManifest(value: unknown, trusted: TrustedSigningKey[], position?: number, registeredAt?: string | null): ChunkManifest {
   const manifest = parseManifest(value, position);
   if (computeChunkId(manifest) !== manifest.chunkId) {
     throw new StreamFormatError("CHUNK_ID_MISMATCH", `chunk ${position ?? manifest.index}: chunkId does not match its members`, position);
   }
   const { machineDid, keyId, publicKeyHex, value: signature } = manifest.signature;
-  if (!trusted.some((k) => k.machineDid === machineDid && k.keyId === keyId && k.publicKeyHex === publicKeyHex)) {
+  const signer = trusted.find((k) => k.machineDid === machineDid && k.keyId === keyId && k.publicKeyHex === publicKeyHex);
+  if (!signer) {
     throw new StreamFormatError("SIGNER_UNKNOWN", `key ${keyId} is not a registered signing key of ${machineDid}`, position);
   }
   if (!ed25519Verify(manifestSigningBytes(manifest), fromHex(signature, 64)!, fromHex(publicKeyHex, 32)!)) {
     throw new StreamFormatError("SIGNATURE_INVALID", `chunk ${manifest.chunkId}: the signature does not verify`, position);
   }
+  if (signer.revokedAt != null && !registeredBefore(registeredAt, signer.revokedAt)) {
+    throw new StreamFormatError("SIGNING_KEY_REVOKED", `chunk ${manifest.chunkId}: key ${keyId} was revoked before the chunk was registered`, position);
+  }
   return manifest;
+}
+
+/** True when `registeredAt` is a known instant strictly before `revokedAt`. */
+function registeredBefore(registeredAt: string | null | undefined, revokedAt: string): boolean {
+  if (registeredAt == null) return false;
+  const registered = Date.parse(registeredAt);
+  const revoked = Date.parse(revokedAt);
+  return Number.isFinite(registered) && Number.isFinite(revoked) && registered < revoked;
 }
 
 /**
  * A run of consecutive chunks: every manifest verified, indexes consecutive, each previousChunkId the chunkId before
- * it (the first chunk of a stream, index 0, has null), no chunkId twice.
+ * it (the first chunk of a stream, index 0, has null), no chunkId twice. `registeredAt[i]` is when chunk i was
+ * registered (needed only for chunks signed by a revoked key).
  */
-export function verifyChain(values: unknown[], trusted: TrustedSigningKey[]): ChunkManifest[] {
-  const manifests = values.map((v, i) => verifyManifest(v, trusted, i));
+export function verifyChain(values: unknown[], trusted: TrustedSigningKey[], registeredAt: ReadonlyArray<string | null> = []): ChunkManifest[] {
+  const manifests = values.map((v, i) => verifyManifest(v, trusted, i, registeredAt[i]));
   manifests.forEach((m, i) => {
     const before = manifests[i - 1];
     const linked = before

@@ -1422,6 +1422,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/machines/{machineId}/stream/signing-keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * GraphQL operation RevokeStreamSigningKey
+         * @description Runs the named GraphQL operation `RevokeStreamSigningKey` on the gateway:
+         *
+         *     ```graphql
+         *     mutation RevokeStreamSigningKey($machineId: String!, $agentId: String, $agentToken: String, $keyId: String!) {
+         *       revokeStreamSigningKey(machineId: $machineId, agentId: $agentId, agentToken: $agentToken, keyId: $keyId) { id machineId agentId keyId algorithm publicKeyHex status revokedAt createdAt }
+         *     }
+         *     ```
+         */
+        post: operations["RevokeStreamSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/machines/{machineId}/stream/policies": {
         parameters: {
             query?: never;
@@ -1746,8 +1772,8 @@ export interface paths {
          * @description Runs the named GraphQL operation `StreamListings` on the gateway:
          *
          *     ```graphql
-         *     query StreamListings($machineId: String, $storageProvider: String, $includeInactive: Boolean, $limit: Int, $cursor: String) {
-         *       streamListings(machineId: $machineId, storageProvider: $storageProvider, includeInactive: $includeInactive, limit: $limit, cursor: $cursor) {
+         *     query StreamListings($machineId: String, $storageProvider: String, $includeInactive: Boolean, $from: String, $to: String, $limit: Int, $cursor: String) {
+         *       streamListings(machineId: $machineId, storageProvider: $storageProvider, includeInactive: $includeInactive, from: $from, to: $to, limit: $limit, cursor: $cursor) {
          *         items { id machineId identityRef title topic chunkIds chunkCount totalBytes storageProvider price { amount currency } pricePerChunk
          *       timeStart timeEnd status serviceId createdAt updatedAt } nextCursor
          *       }
@@ -1757,6 +1783,60 @@ export interface paths {
         get: operations["StreamListings"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/machines/{machineId}/stream/listings/{listingId}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * GraphQL operation DeactivateStreamListing
+         * @description Runs the named GraphQL operation `DeactivateStreamListing` on the gateway:
+         *
+         *     ```graphql
+         *     mutation DeactivateStreamListing($machineId: String!, $listingId: String!, $agentId: String, $agentToken: String) {
+         *       deactivateStreamListing(machineId: $machineId, listingId: $listingId, agentId: $agentId, agentToken: $agentToken) { id machineId identityRef title topic chunkIds chunkCount totalBytes storageProvider price { amount currency } pricePerChunk
+         *       timeStart timeEnd status serviceId createdAt updatedAt }
+         *     }
+         *     ```
+         */
+        post: operations["DeactivateStreamListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/machines/{machineId}/stream/listings/{listingId}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * GraphQL operation ReactivateStreamListing
+         * @description Runs the named GraphQL operation `ReactivateStreamListing` on the gateway:
+         *
+         *     ```graphql
+         *     mutation ReactivateStreamListing($machineId: String!, $listingId: String!, $agentId: String, $agentToken: String) {
+         *       reactivateStreamListing(machineId: $machineId, listingId: $listingId, agentId: $agentId, agentToken: $agentToken) { id machineId identityRef title topic chunkIds chunkCount totalBytes storageProvider price { amount currency } pricePerChunk
+         *       timeStart timeEnd status serviceId createdAt updatedAt }
+         *     }
+         *     ```
+         */
+        post: operations["ReactivateStreamListing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1804,7 +1884,7 @@ export interface paths {
          *     ```graphql
          *     query StreamListingChunks($listingId: String!, $limit: Int, $cursor: String) {
          *       streamListingChunks(listingId: $listingId, limit: $limit, cursor: $cursor) {
-         *         listingId machineId machineDid signingKeys { id machineId agentId keyId algorithm publicKeyHex status revokedAt createdAt } items { chunkId index encryptedSize manifest } nextCursor
+         *         listingId machineId machineDid signingKeys { id machineId agentId keyId algorithm publicKeyHex status revokedAt createdAt } items { chunkId index encryptedSize registeredAt manifest } nextCursor
          *       }
          *     }
          *     ```
@@ -2381,7 +2461,7 @@ export interface components {
                 "application/json": components["schemas"]["marketsErrorEnvelope"] | components["schemas"]["marketsFrameworkErrorEnvelope"];
             };
         };
-        /** @description Codes: MACHINE_NOT_ACTIVE, MACHINE_NOT_ACTIVATED, MACHINE_IDENTITY_EXISTS, MACHINE_IDENTITY_IMMUTABLE, AGENT_PAIRING_INACTIVE, AGENT_PAIRING_REQUIRED, OPEN_MARKET_ORDERS, ORDER_STATE_INVALID, ROUTE_REQUIRED, QUOTE_EXPIRED, TASK_STATE_INVALID, RUNTIME_ENDPOINT_REQUIRED, ORDER_CLOSED, PAYMENT_NOT_MINED, PAYMENT_TX_ALREADY_USED, PAYMENT_AUTHORIZATION_USED, PAYMENT_ESCROW_NOT_LOCKED, PAYMENT_ESCROW_MISMATCH, SIGNING_KEY_EXISTS, CHUNK_EXISTS, CHUNK_NOT_STORED, EVENT_SEQUENCE_CONFLICT, CHAIN_RECEIPT_EXISTS, STREAM_POLICY_INACTIVE, STREAM_LISTING_INACTIVE, STREAM_ORDER_STATE_INVALID, STREAM_ORDER_EXPIRED, STREAM_ORDER_NOT_PAID, STREAM_ACCESS_NOT_PREPARED, STREAM_DELIVERY_SESSION_STATE_INVALID, STREAM_DELIVERY_NOT_READY, STREAM_DELIVERY_FAILED, PURCHASE_STATE_INVALID, PURCHASE_LISTING_INACTIVE, PURCHASE_EXPIRED. Content-Type: application/json; charset=utf-8. */
+        /** @description Codes: MACHINE_NOT_ACTIVE, MACHINE_NOT_ACTIVATED, MACHINE_IDENTITY_EXISTS, MACHINE_IDENTITY_IMMUTABLE, AGENT_PAIRING_INACTIVE, AGENT_PAIRING_REQUIRED, OPEN_MARKET_ORDERS, ORDER_STATE_INVALID, ROUTE_REQUIRED, QUOTE_EXPIRED, TASK_STATE_INVALID, RUNTIME_ENDPOINT_REQUIRED, ORDER_CLOSED, PAYMENT_NOT_MINED, PAYMENT_TX_ALREADY_USED, PAYMENT_AUTHORIZATION_USED, PAYMENT_ESCROW_NOT_LOCKED, PAYMENT_ESCROW_MISMATCH, SIGNING_KEY_REVOKED, SIGNING_KEY_EXISTS, CHUNK_EXISTS, CHUNK_NOT_STORED, EVENT_SEQUENCE_CONFLICT, CHAIN_RECEIPT_EXISTS, STREAM_POLICY_INACTIVE, STREAM_LISTING_INACTIVE, STREAM_ORDER_STATE_INVALID, STREAM_ORDER_EXPIRED, STREAM_ORDER_NOT_PAID, STREAM_ACCESS_NOT_PREPARED, STREAM_DELIVERY_SESSION_STATE_INVALID, STREAM_DELIVERY_NOT_READY, STREAM_DELIVERY_FAILED, PURCHASE_STATE_INVALID, PURCHASE_LISTING_INACTIVE, PURCHASE_EXPIRED. Content-Type: application/json; charset=utf-8. */
         "markets.409": {
             headers: {
                 "cache-control": components["headers"]["cache-control"];
@@ -2487,9 +2567,13 @@ export interface components {
         /** @description Filter. */
         "query.buyerId": string;
         /** @description Filter. */
+        "query.from": string;
+        /** @description Filter. */
         "query.includeInactive": string;
         /** @description Filter. */
         "query.storageProvider": string;
+        /** @description Filter. */
+        "query.to": string;
     };
     requestBodies: never;
     headers: {
@@ -7144,6 +7228,74 @@ export interface operations {
             503: components["responses"]["markets.503"];
         };
     };
+    RevokeStreamSigningKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-machine-agent-id"?: components["parameters"]["header.x-machine-agent-id"];
+                "x-machine-agent-token"?: components["parameters"]["header.x-machine-agent-token"];
+            };
+            path: {
+                /**
+                 * @description Matched raw (not percent-decoded by the router); at most 100 characters.
+                 * @example 1
+                 */
+                machineId: string;
+                /**
+                 * @description Matched raw (not percent-decoded by the router); at most 100 characters.
+                 * @example k1
+                 */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (one application/json Content-Type, no Content-Encoding), at most 65536 bytes (413 above). */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. Content-Type: application/json; charset=utf-8. */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["cache-control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        item: {
+                            id: string;
+                            machineId: string;
+                            agentId: string;
+                            keyId: string;
+                            algorithm: string;
+                            publicKeyHex: string;
+                            status: string;
+                            revokedAt: null | string;
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["markets.400"];
+            401: components["responses"]["markets.401"];
+            402: components["responses"]["markets.402"];
+            403: components["responses"]["markets.403"];
+            404: components["responses"]["markets.404"];
+            405: components["responses"]["markets.405"];
+            409: components["responses"]["markets.409"];
+            413: components["responses"]["markets.413"];
+            416: components["responses"]["markets.416"];
+            429: components["responses"]["markets.429.limited"];
+            500: components["responses"]["markets.500"];
+            502: components["responses"]["markets.502"];
+            503: components["responses"]["markets.503"];
+        };
+    };
     StreamPolicies: {
         parameters: {
             query?: {
@@ -7998,6 +8150,8 @@ export interface operations {
                         currency: string;
                     };
                     topic?: string;
+                    /** @description Decimal string, in the price's currency: what each chunk of a strict subset costs. */
+                    pricePerChunk?: string;
                 };
             };
         };
@@ -8056,6 +8210,8 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's nextCursor. */
                 cursor?: components["parameters"]["query.cursor"];
                 /** @description Filter. */
+                from?: components["parameters"]["query.from"];
+                /** @description Filter. */
                 includeInactive?: components["parameters"]["query.includeInactive"];
                 /** @description Page size: markets 1..500 (default 100, markets-http.ts); ratings 1..20 (default 20, ratings.ts). */
                 limit?: components["parameters"]["query.limit"];
@@ -8066,6 +8222,8 @@ export interface operations {
                 machineId?: string;
                 /** @description Filter. */
                 storageProvider?: components["parameters"]["query.storageProvider"];
+                /** @description Filter. */
+                to?: components["parameters"]["query.to"];
             };
             header?: never;
             path?: never;
@@ -8104,6 +8262,164 @@ export interface operations {
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
+                    };
+                };
+            };
+            400: components["responses"]["markets.400"];
+            401: components["responses"]["markets.401"];
+            402: components["responses"]["markets.402"];
+            403: components["responses"]["markets.403"];
+            404: components["responses"]["markets.404"];
+            405: components["responses"]["markets.405"];
+            409: components["responses"]["markets.409"];
+            413: components["responses"]["markets.413"];
+            416: components["responses"]["markets.416"];
+            429: components["responses"]["markets.429.limited"];
+            500: components["responses"]["markets.500"];
+            502: components["responses"]["markets.502"];
+            503: components["responses"]["markets.503"];
+        };
+    };
+    DeactivateStreamListing: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-machine-agent-id"?: components["parameters"]["header.x-machine-agent-id"];
+                "x-machine-agent-token"?: components["parameters"]["header.x-machine-agent-token"];
+            };
+            path: {
+                /**
+                 * @description Matched raw (not percent-decoded by the router); at most 100 characters.
+                 * @example 1
+                 */
+                machineId: string;
+                /**
+                 * @description Matched raw (not percent-decoded by the router); at most 100 characters.
+                 * @example slst_000000000000000000000000
+                 */
+                listingId: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (one application/json Content-Type, no Content-Encoding), at most 65536 bytes (413 above). */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. Content-Type: application/json; charset=utf-8. */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["cache-control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        item: {
+                            id: string;
+                            machineId: string;
+                            identityRef: null | string;
+                            title: string;
+                            topic: null | string;
+                            chunkIds: string[];
+                            chunkCount: number;
+                            totalBytes: number;
+                            storageProvider: string;
+                            price: {
+                                amount: string;
+                                currency: string;
+                            };
+                            pricePerChunk: null | string;
+                            timeStart: null | string;
+                            timeEnd: null | string;
+                            status: string;
+                            serviceId: null | string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["markets.400"];
+            401: components["responses"]["markets.401"];
+            402: components["responses"]["markets.402"];
+            403: components["responses"]["markets.403"];
+            404: components["responses"]["markets.404"];
+            405: components["responses"]["markets.405"];
+            409: components["responses"]["markets.409"];
+            413: components["responses"]["markets.413"];
+            416: components["responses"]["markets.416"];
+            429: components["responses"]["markets.429.limited"];
+            500: components["responses"]["markets.500"];
+            502: components["responses"]["markets.502"];
+            503: components["responses"]["markets.503"];
+        };
+    };
+    ReactivateStreamListing: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-machine-agent-id"?: components["parameters"]["header.x-machine-agent-id"];
+                "x-machine-agent-token"?: components["parameters"]["header.x-machine-agent-token"];
+            };
+            path: {
+                /**
+                 * @description Matched raw (not percent-decoded by the router); at most 100 characters.
+                 * @example 1
+                 */
+                machineId: string;
+                /**
+                 * @description Matched raw (not percent-decoded by the router); at most 100 characters.
+                 * @example slst_000000000000000000000000
+                 */
+                listingId: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (one application/json Content-Type, no Content-Encoding), at most 65536 bytes (413 above). */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. Content-Type: application/json; charset=utf-8. */
+            200: {
+                headers: {
+                    "cache-control": components["headers"]["cache-control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        item: {
+                            id: string;
+                            machineId: string;
+                            identityRef: null | string;
+                            title: string;
+                            topic: null | string;
+                            chunkIds: string[];
+                            chunkCount: number;
+                            totalBytes: number;
+                            storageProvider: string;
+                            price: {
+                                amount: string;
+                                currency: string;
+                            };
+                            pricePerChunk: null | string;
+                            timeStart: null | string;
+                            timeEnd: null | string;
+                            status: string;
+                            serviceId: null | string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
                     };
                 };
             };
@@ -8231,6 +8547,7 @@ export interface operations {
                             chunkId: string;
                             index: number;
                             encryptedSize: number;
+                            registeredAt: string;
                             manifest: {
                                 [key: string]: unknown;
                             };

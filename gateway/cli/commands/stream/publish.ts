@@ -17,12 +17,12 @@ import { SELLER_BUCKET, sellerStore } from "./serve.js";
  */
 export const CLI_CHUNK_SIZE = 1024 * 1024;
 
-export const PUBLISH_USAGE = `Usage: cli stream publish <dir> --title T --price 1.50 [--currency USD] [--topic /camera/front]
+export const PUBLISH_USAGE = `Usage: cli stream publish <dir> --title T --price 1.50 [--price-per-chunk 0.01] [--currency USD] [--topic /camera/front]
                           [--chunk-size ${CLI_CHUNK_SIZE}] [--seller <file>] [--api http://127.0.0.1:<MARKETS_PORT>]
 Publishes the directory's files as one listing: chunked, encrypted (XChaCha20-Poly1305, a fresh key per chunk sealed to
 the machine's X25519 key), signed with the machine's Ed25519 key (registered on first use), manifests and ciphertext
 uploaded chunk by chunk. The seller file (default <DATA_DIR>/stream-seller.json) names machineId, machineDid, agentId
-and agentToken; the keys are generated into it when absent.`;
+and agentToken; the keys are generated into it when absent. --price-per-chunk: what each chunk of a subset costs.`;
 
 export async function publishCommand(args: string[]): Promise<void> {
   const [dir, ...rest] = args;
@@ -30,13 +30,15 @@ export async function publishCommand(args: string[]): Promise<void> {
   if (dir === undefined || dir.startsWith("--")) throw new UsageError(`missing <dir>\n\n${PUBLISH_USAGE}`);
   const o = parseOptions(
     rest,
-    { title: { type: "string" }, price: { type: "string" }, currency: { type: "string" }, topic: { type: "string" }, "chunk-size": { type: "string" }, seller: { type: "string" }, api: { type: "string" } },
+    { title: { type: "string" }, price: { type: "string" }, "price-per-chunk": { type: "string" }, currency: { type: "string" }, topic: { type: "string" }, "chunk-size": { type: "string" }, seller: { type: "string" }, api: { type: "string" } },
     PUBLISH_USAGE,
   );
   if (!o) return;
   const chunkSize = Number(o["chunk-size"] ?? CLI_CHUNK_SIZE);
   if (!Number.isSafeInteger(chunkSize) || chunkSize < 1024 || chunkSize > MAX_CHUNK_SIZE) throw new UsageError(`--chunk-size must be 1024..${MAX_CHUNK_SIZE}\n\n${PUBLISH_USAGE}`);
   if (!o.price || !/^\d+(\.\d{1,6})?$/.test(o.price)) throw new UsageError(`--price must be a decimal amount (up to 6 decimals)\n\n${PUBLISH_USAGE}`);
+  const perChunk = o["price-per-chunk"];
+  if (perChunk !== undefined && !/^\d+(\.\d{1,6})?$/.test(perChunk)) throw new UsageError(`--price-per-chunk must be a decimal amount (up to 6 decimals)\n\n${PUBLISH_USAGE}`);
   const title = o.title ?? dir.split("/").filter(Boolean).at(-1) ?? "dataset";
 
   const seller = await loadSeller(o.seller);
@@ -77,6 +79,7 @@ export async function publishCommand(args: string[]): Promise<void> {
       chunkIds,
       price: { amount: o.price, currency: o.currency ?? "USD" },
       ...(o.topic ? { topic: o.topic } : {}),
+      ...(perChunk !== undefined ? { pricePerChunk: perChunk } : {}),
     })
   ).item;
   printResult({ step: "publish", listingId: listing.id, machineId: seller.data.machineId, files: index.files.length, bytes: totalBytes, chunks: chunkIds.length, chunkSize, firstChunkId: chunkIds[0], lastChunkId: chunkIds.at(-1) });

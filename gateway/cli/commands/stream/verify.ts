@@ -1,8 +1,9 @@
 /**
  * `cli stream verify <listingId>` (buyer, before paying): the listing's manifests and the machine's registered
  * signing keys (GET /stream/listings/:listingId/chunks) are checked with the formats library's verifyChain: each
- * manifest's shape, chunkId, signer (an active key registered for the machine, the machine's own DID) and Ed25519
- * signature, and the chain of chunkIds; the manifests must be exactly the listing's chunks, in its order. The key a
+ * manifest's shape, chunkId, signer (a key registered for the machine, the machine's own DID; a revoked key only for
+ * chunks registered before its revocation, SIGNING_KEY_REVOKED otherwise) and Ed25519 signature, and the chain of
+ * chunkIds; the manifests must be exactly the listing's chunks, in its order. The key a
  * manifest names in its own signature is never trusted by itself. A refusal names the check's code and the chunk
  * (exit 1); nothing is ordered or paid.
  */
@@ -22,7 +23,8 @@ export interface VerifiedListing {
 const REFUSALS: Record<string, string> = {
   MANIFEST_MALFORMED: "a manifest is not a peaq.stream.chunks.v1 manifest",
   CHUNK_ID_MISMATCH: "a chunkId does not match its manifest (hash altered)",
-  SIGNER_UNKNOWN: "a manifest is signed by a key the machine has not registered (or has revoked)",
+  SIGNER_UNKNOWN: "a manifest is signed by a key the machine has not registered",
+  SIGNING_KEY_REVOKED: "a chunk was registered after its signing key was revoked",
   SIGNATURE_INVALID: "a manifest's signature does not verify (manifest altered)",
   CHAIN_BROKEN: "the chunks do not form one unbroken chain",
 };
@@ -32,28 +34,35 @@ export async function verifyListing(api: StreamApi, listingId: string): Promise<
   const listing = (await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}`)).item;
   // The manifests page by page (the route's cursor), with the machine's signing keys (revoked keys are not trusted).
   const raw: unknown[] = [];
+  const registeredAt: Array<string | null> = [];
   let body: any = {};
   let cursor: string | null = null;
   do {
     const query = `?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
     const answer = await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}/chunks${query}`);
     body = answer?.item ?? answer ?? {};
-    raw.push(...(body.manifests ?? (body.items ?? body.chunks ?? []).map((c: any) => c?.manifest ?? c)));
+    const items: any[] = body.items ?? body.chunks ?? [];
+    raw.push(...(body.manifests ?? items.map((c: any) => c?.manifest ?? c)));
+    registeredAt.push(...items.map((c: any) => (typeof c?.registeredAt === "string" ? c.registeredAt : null)));
     cursor = body.nextCursor ?? answer?.nextCursor ?? null;
   } while (cursor);
   const machineDid: unknown = body.machineDid ?? listing.identityRef;
   if (typeof machineDid !== "string" || machineDid === "") {
     throw new CliError(`listing ${listingId} refused before payment: SIGNER_UNKNOWN: the listing names no machine identity to check its signers against`);
   }
-  // The trust root is the route's list of the machine's registered keys, and only its active ones, each for the
-  // listing's machine identity. A manifest's own `signature` names a key ID and public key too: never trusted, only
+  // The trust root is the route's list of the machine's registered keys, each for the listing's machine identity; a
+  // revoked key (or one whose status is not `active` without a revocation time) vouches only for chunks registered
+  // before its revocation. A manifest's own `signature` names a key ID and public key too: never trusted, only
   // checked against this list (verifyManifest), so a validly signed manifest under any other key is SIGNER_UNKNOWN.
-  const trusted: TrustedSigningKey[] = (body.signingKeys ?? [])
-    .filter((k: any) => k?.status === "active")
-    .map((k: any) => ({ machineDid, keyId: k.keyId, publicKeyHex: k.publicKeyHex }));
+  const trusted: TrustedSigningKey[] = (body.signingKeys ?? []).map((k: any) => ({
+    machineDid,
+    keyId: k.keyId,
+    publicKeyHex: k.publicKeyHex,
+    revokedAt: k?.status === "active" ? null : typeof k?.revokedAt === "string" ? k.revokedAt : new Date(0).toISOString(),
+  }));
   let manifests: ChunkManifest[];
   try {
-    manifests = verifyChain(raw, trusted);
+    manifests = verifyChain(raw, trusted, registeredAt);
   } catch (error) {
     if (!(error instanceof StreamFormatError)) throw error;
     const where = error.chunkIndex === undefined ? "" : ` at chunk ${error.chunkIndex}`;

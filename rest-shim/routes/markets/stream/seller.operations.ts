@@ -19,6 +19,12 @@ export const STREAM_SELLER_OPERATIONS = {
   registerStreamSigningKey(machineId: $machineId, ${PASS}, keyId: $keyId, publicKeyHex: $publicKeyHex) { created key { ${KEY} } }
 }`,
   ),
+  revokeStreamSigningKey: op(
+    "RevokeStreamSigningKey",
+    `mutation RevokeStreamSigningKey($machineId: String!, ${CREDS}, $keyId: String!) {
+  revokeStreamSigningKey(machineId: $machineId, ${PASS}, keyId: $keyId) { ${KEY} }
+}`,
+  ),
   createStreamPolicy: op(
     "CreateStreamPolicy",
     `mutation CreateStreamPolicy($machineId: String!, ${CREDS}, $input: StreamPolicyInput!) {
@@ -103,10 +109,22 @@ export const STREAM_SELLER_OPERATIONS = {
   createStreamListing(machineId: $machineId, ${PASS}, input: $input) { ${LISTING} }
 }`,
   ),
+  deactivateStreamListing: op(
+    "DeactivateStreamListing",
+    `mutation DeactivateStreamListing($machineId: String!, $listingId: String!, ${CREDS}) {
+  deactivateStreamListing(machineId: $machineId, listingId: $listingId, ${PASS}) { ${LISTING} }
+}`,
+  ),
+  reactivateStreamListing: op(
+    "ReactivateStreamListing",
+    `mutation ReactivateStreamListing($machineId: String!, $listingId: String!, ${CREDS}) {
+  reactivateStreamListing(machineId: $machineId, listingId: $listingId, ${PASS}) { ${LISTING} }
+}`,
+  ),
   streamListings: op(
     "StreamListings",
-    `query StreamListings($machineId: String, $storageProvider: String, $includeInactive: Boolean, $limit: Int, $cursor: String) {
-  streamListings(machineId: $machineId, storageProvider: $storageProvider, includeInactive: $includeInactive, limit: $limit, cursor: $cursor) {
+    `query StreamListings($machineId: String, $storageProvider: String, $includeInactive: Boolean, $from: String, $to: String, $limit: Int, $cursor: String) {
+  streamListings(machineId: $machineId, storageProvider: $storageProvider, includeInactive: $includeInactive, from: $from, to: $to, limit: $limit, cursor: $cursor) {
     items { ${LISTING} } nextCursor
   }
 }`,
@@ -121,7 +139,7 @@ export const STREAM_SELLER_OPERATIONS = {
     "StreamListingChunks",
     `query StreamListingChunks($listingId: String!, $limit: Int, $cursor: String) {
   streamListingChunks(listingId: $listingId, limit: $limit, cursor: $cursor) {
-    listingId machineId machineDid signingKeys { ${KEY} } items { chunkId index encryptedSize manifest } nextCursor
+    listingId machineId machineDid signingKeys { ${KEY} } items { chunkId index encryptedSize registeredAt manifest } nextCursor
   }
 }`,
   ),

@@ -32,6 +32,9 @@ function chunkIdOf(raw: string | undefined): string {
 }
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8");
 
+/** Any other percent-encoded path parameter (a keyId may carry `:`). */
+const pathParam = (raw: string | undefined) => chunkIdOf(raw);
+
 /** The agent credentials of a request: headers first, then the body's members. */
 export function agentCredentialsOf(headers: Readonly<IncomingHttpHeaders>, source: Record<string, unknown> = {}) {
   const id = headers["x-machine-agent-id"];
@@ -61,6 +64,18 @@ const ingestRoutes: RouteDefinition[] = [
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), ...pick(source, { keyId: "string", publicKeyHex: "string" }) };
     },
     respond: created("registerStreamSigningKey", "key"),
+  }),
+  marketsRoute({ caller: { kind: "machine-agent" },
+    method: "POST",
+    path: "/machines/:machineId/stream/signing-keys/:keyId/revoke",
+    body: true,
+    operation: OPS.revokeStreamSigningKey,
+    machineRule: guardedPath({}, { keyId: "k1" }),
+    variables: ({ params, headers, body }) => {
+      const source = bodyObject(body, true);
+      return { machineId: params.machineId, keyId: pathParam(params.keyId), ...agentCredentialsOf(headers, source) };
+    },
+    respond: itemOf("revokeStreamSigningKey"),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -225,7 +240,7 @@ const listingRoutes: RouteDefinition[] = [
     machineRule: guardedPath({ title: "t", chunkIds: [CHUNK_SAMPLE], price: { amount: "1", currency: "USD" } }),
     variables: ({ params, headers, body }) => {
       const source = bodyObject(body);
-      const input = pick(source, { title: "string", chunkIds: "string[]", price: "object", topic: "string?" });
+      const input = pick(source, { title: "string", chunkIds: "string[]", price: "object", topic: "string?", pricePerChunk: "string?" });
       input.price = pick(input.price as Record<string, unknown>, { amount: "string", currency: "string" });
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), input };
     },
@@ -243,11 +258,25 @@ const listingRoutes: RouteDefinition[] = [
         machineId: queryParam(query, "machineId"),
         storageProvider: queryParam(query, "storageProvider"),
         includeInactive: inactive === "true",
+        from: queryParam(query, "from"),
+        to: queryParam(query, "to"),
         ...pageQuery(query),
       };
     },
     respond: pageOf("streamListings"),
   }),
+  ...(["deactivate", "reactivate"] as const).map((action) =>
+    marketsRoute({ caller: { kind: "machine-agent" },
+      method: "POST",
+      path: `/machines/:machineId/stream/listings/:listingId/${action}`,
+      body: true,
+      operation: action === "deactivate" ? OPS.deactivateStreamListing : OPS.reactivateStreamListing,
+      machineRule: guardedPath({}, { listingId: "slst_000000000000000000000000" }),
+      variables: ({ params, headers, body }) => ({
+        machineId: params.machineId, listingId: params.listingId, ...agentCredentialsOf(headers, bodyObject(body, true)),
+      }),
+      respond: itemOf(`${action}StreamListing`),
+    })),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/stream/listings/:listingId",

@@ -81,9 +81,12 @@ export function selectionOf(listingChunks: string[], selection: unknown): string
   return listingChunks.filter((id) => wanted.has(id));
 }
 
-/** The price of `count` chunks: per chunk when the listing has a per-chunk price, else the listing's price. */
-export function priceOf(listing: { priceAmount: string; pricePerChunk: string | null }, count: number): string {
-  if (listing.pricePerChunk === null) return listing.priceAmount;
+/**
+ * The price of `count` chunks: per chunk when the listing has a per-chunk price and `count` is a strict subset, else
+ * the listing's price (as stream orders).
+ */
+export function priceOf(listing: { priceAmount: string; pricePerChunk: string | null; chunkCount: number }, count: number): string {
+  if (listing.pricePerChunk === null || count >= listing.chunkCount) return listing.priceAmount;
   const total = parseUnits(listing.pricePerChunk, 18) * BigInt(count);
   return formatUnits(total, 18).replace(/\.0$/, "");
 }

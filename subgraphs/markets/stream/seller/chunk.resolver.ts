@@ -66,6 +66,26 @@ export class StreamChunkResolver {
     return this.deps.streamListings.create(machineId, { agentId, agentToken }, input);
   }
 
+  @Mutation(() => StreamListing, { description: "POST /machines/{machineId}/stream/listings/{listingId}/deactivate: out of sale and of the catalogue." })
+  deactivateStreamListing(
+    @Arg("machineId", Str) machineId: string,
+    @Arg("listingId", Str) listingId: string,
+    @Arg("agentId", Str, opt) agentId: string | null,
+    @Arg("agentToken", Str, opt) agentToken: string | null,
+  ) {
+    return this.deps.streamListings.setActive(machineId, { agentId, agentToken }, listingId, false);
+  }
+
+  @Mutation(() => StreamListing, { description: "POST /machines/{machineId}/stream/listings/{listingId}/reactivate: back on sale and in the catalogue." })
+  reactivateStreamListing(
+    @Arg("machineId", Str) machineId: string,
+    @Arg("listingId", Str) listingId: string,
+    @Arg("agentId", Str, opt) agentId: string | null,
+    @Arg("agentToken", Str, opt) agentToken: string | null,
+  ) {
+    return this.deps.streamListings.setActive(machineId, { agentId, agentToken }, listingId, true);
+  }
+
   @Query(() => StreamListingPage, { description: "GET /stream/listings." })
   streamListings(
     @Arg("machineId", Str, opt) machineId: string | null,
@@ -73,8 +93,10 @@ export class StreamChunkResolver {
     @Arg("includeInactive", () => Boolean, opt) includeInactive: boolean | null,
     @Arg("limit", () => Int, opt) limit: number | null,
     @Arg("cursor", Str, opt) cursor: string | null,
+    @Arg("from", Str, { nullable: true, description: "ISO 8601 instant: listings whose time range ends at or after it." }) from: string | null,
+    @Arg("to", Str, { nullable: true, description: "ISO 8601 instant: listings whose time range starts at or before it." }) to: string | null,
   ) {
-    return this.deps.streamListings.list({ machineId, storageProvider, includeInactive }, limit, cursor);
+    return this.deps.streamListings.list({ machineId, storageProvider, includeInactive, from, to }, limit, cursor);
   }
 
   @Query(() => StreamListing, { description: "GET /stream/listings/{listingId}." })

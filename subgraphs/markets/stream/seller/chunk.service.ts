@@ -106,8 +106,14 @@ export class StreamChunkService {
       const { agent, machine } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       if (metadata != null && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw MarketsErrors.validation();
       const trusted = await trustedKeys(tx, machine);
-      const manifest = formatCheck(() => verifyManifest(manifestInput, trusted));
-      const existing = await tx.streamChunk.findUnique({ where: { chunkId: manifest.chunkId } });
+      // A chunk registered before its key's revocation stays valid (the same manifest again answers it); a new one is
+      // checked as registered now, so a revoked signer is SIGNING_KEY_REVOKED.
+      const claimed = (manifestInput as { chunkId?: unknown } | null)?.chunkId;
+      const known = typeof claimed === "string" && CHUNK_ID.test(claimed) ? await tx.streamChunk.findUnique({ where: { chunkId: claimed } }) : null;
+      const registeredAt = (known?.machineId === machineId ? known.createdAt : new Date(this.clock.now())).toISOString();
+      const manifest = formatCheck(() => verifyManifest(manifestInput, trusted, undefined, registeredAt));
+      chunkTimes(metadata);
+      const existing = manifest.chunkId === claimed ? known : await tx.streamChunk.findUnique({ where: { chunkId: manifest.chunkId } });
       if (existing) {
         if (existing.machineId !== machineId || !sameJson(existing.manifest, manifest) || !sameJson(existing.metadata ?? null, metadata ?? null)) {
           throw StreamErrors.chunkExists();
@@ -238,6 +244,31 @@ export class StreamChunkService {
       throw error;
     }
   }
+}
+
+/** An ISO 8601 date-time with a zone (what `timeStart` / `timeEnd` of chunk metadata and listing filters take). */
+export const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** An ISO 8601 instant as a Date, or null when it is not one. */
+export function instantOf(value: unknown): Date | null {
+  if (typeof value !== "string" || !ISO_INSTANT.test(value)) return null;
+  const date = new Date(value);
+  return Number.isFinite(date.getTime()) ? date : null;
+}
+
+/**
+ * A chunk's time range: the optional `timeStart` / `timeEnd` members of its metadata (ISO 8601 instants, start not
+ * after end; VALIDATION_ERROR otherwise), else its registration time. Listings carry the range of their chunks.
+ */
+export function chunkTimes(metadata: unknown, registeredAt?: Date): { start: Date; end: Date } | null {
+  const meta = (metadata ?? {}) as Record<string, unknown>;
+  const start = meta.timeStart === undefined ? undefined : instantOf(meta.timeStart);
+  const end = meta.timeEnd === undefined ? undefined : instantOf(meta.timeEnd);
+  if (start === null || end === null) throw MarketsErrors.validation();
+  const from = start ?? end ?? registeredAt;
+  const to = end ?? start ?? registeredAt;
+  if (from !== undefined && to !== undefined && from.getTime() > to.getTime()) throw MarketsErrors.validation();
+  return from !== undefined && to !== undefined ? { start: from, end: to } : null;
 }
 
 const chainBroken = () => fromFormatError(new StreamFormatError("CHAIN_BROKEN", "previous chunk not registered"));

@@ -1,7 +1,8 @@
 /**
  * A listing's entry in the service catalogue (catalogue.*.ts): a `data.stream` service with skill
  * `stream-data-listing`, provider `stream-<machineId>`, priced as the listing. Its record has every CatalogService
- * field of notes 2.6 (as the seeded services do), plus `listingId` and the listing's figures in `metadata`.
+ * field of notes 2.6 (as the seeded services do), plus `listingId` and the listing's figures (time range included) in
+ * `metadata`. The entry exists while the listing is active: deactivation removes it, reactivation writes it again.
  */
 import type { SkillSeed } from "../../work/catalogue.seed.js";
 
@@ -22,7 +23,10 @@ export const STREAM_SKILL: SkillSeed = {
 export function listingService(
   listingId: string,
   machineId: string,
-  listing: { title: string; topic: string | null; chunkCount: number; totalBytes: number; storageProvider: string; price: { amount: string; currency: string } },
+  listing: {
+    title: string; topic: string | null; chunkCount: number; totalBytes: number; storageProvider: string; price: { amount: string; currency: string };
+    pricePerChunk: string | null; timeStart: Date | null; timeEnd: Date | null;
+  },
 ) {
   const providerKey = `stream-${machineId}`;
   return {
@@ -40,7 +44,10 @@ export function listingService(
       integrationStatus: "live",
       capabilities: ["stream-chunks", "verifiable-manifests"],
       handoff: { label: "Buy through the stream marketplace", url: `/api/v1/stream/listings/${listingId}`, notes: ["POST /api/v1/stream/orders or /api/v1/purchases."] },
-      metadata: { listingId, machineId, topic: listing.topic, chunkCount: listing.chunkCount, totalBytes: listing.totalBytes, storageProvider: listing.storageProvider },
+      metadata: {
+        listingId, machineId, topic: listing.topic, chunkCount: listing.chunkCount, totalBytes: listing.totalBytes, storageProvider: listing.storageProvider,
+        timeStart: listing.timeStart?.toISOString() ?? null, timeEnd: listing.timeEnd?.toISOString() ?? null,
+      },
       providerId: `prov_stream_${machineId}`,
       providerLabel: `Machine ${machineId}`,
       authType: "none",
@@ -52,7 +59,12 @@ export function listingService(
       requiresHumanEnablement: false,
       referenceUrl: null,
       artifactUrl: null,
-      pricing: { mode: "fixed", amount: listing.price.amount, currency: listing.price.currency.toUpperCase(), rate: "per-listing", notes: ["Price of the whole listing."] },
+      pricing: {
+        mode: "fixed", amount: listing.price.amount, currency: listing.price.currency.toUpperCase(), rate: "per-listing",
+        notes: listing.pricePerChunk === null
+          ? ["Price of the whole listing."]
+          : ["Price of the whole listing.", `A subset of chunks costs ${listing.pricePerChunk} ${listing.price.currency.toUpperCase()} per chunk.`],
+      },
       payment: { defaultRail: "transfer", required: true, supportedRails: ["transfer", "x402"] },
     },
   };

@@ -6,8 +6,18 @@
  * as a `data.stream` service with skill `stream-data-listing` (the skill row is seeded when missing), in the same
  * transaction as the listing and its `stream.listing.created` audit event.
  *
+ * `pricePerChunk` (optional, a decimal like the price, in the price's currency) is what each chunk of a strict
+ * subset costs (orders and purchases); `timeStart` / `timeEnd` are the earliest start and latest end of the chunks'
+ * times (chunk.service.ts `chunkTimes`), computed in the statement that creates the listing: a listing's chunks are
+ * fixed at creation, so the range never changes afterwards.
+ *
+ * Withdrawal (the machine's agent): deactivate sets `inactive` and removes the catalogue entry; reactivate sets
+ * `active` and puts the entry back; each with its audit event in the same transaction, under the listing's row lock.
+ * Repeating either answers the listing unchanged (no event). Inactive listings are refused by orders and purchases
+ * (STREAM_LISTING_INACTIVE, PURCHASE_LISTING_INACTIVE) and left out of `list` unless `includeInactive`.
+ *
  * Reads never carry plaintext nor keys: a listing is its metadata; its chunks are their signed manifests (wrapped
- * keys only) and the machine's signing keys, for checking before buying.
+ * keys only), when each was registered, and the machine's signing keys, for checking before buying.
  */
 import { randomBytes } from "node:crypto";
 import type { StreamListing } from "../../../shared/db/generated/client.js";
@@ -16,7 +26,7 @@ import { recordAuditEvent, type MarketsTx } from "../../common/audit.repository.
 import { MarketsErrors } from "../../common/errors.js";
 import { pageRequest, createdAtKeyset, createdAtPage } from "../../common/pagination.js";
 import { authenticateStreamAgent, type AgentCredentials } from "./agent.auth.js";
-import { CHUNK_ID } from "./chunk.service.js";
+import { CHUNK_ID, chunkTimes, instantOf } from "./chunk.service.js";
 import { StreamErrors } from "./seller.errors.js";
 import { listingService, STREAM_SKILL } from "./listing.catalogue.js";
 import { signingKeyView, type SigningKeyView } from "./signing-key.service.js";
@@ -33,6 +43,16 @@ export interface CreateListingInput {
   chunkIds: string[];
   price: { amount: string; currency: string };
   topic?: string | null;
+  pricePerChunk?: string | null;
+}
+
+export interface ListingFilter {
+  machineId?: string | null;
+  storageProvider?: string | null;
+  includeInactive?: boolean | null;
+  /** Listings whose time range overlaps [from, to] (ISO 8601 instants; either may be omitted). */
+  from?: string | null;
+  to?: string | null;
 }
 
 export interface ListingView {
@@ -80,7 +100,7 @@ export interface ListingChunksPage {
   machineId: string;
   machineDid: string | null;
   signingKeys: SigningKeyView[];
-  items: Array<{ chunkId: string; index: number; encryptedSize: number; manifest: Record<string, unknown> }>;
+  items: Array<{ chunkId: string; index: number; encryptedSize: number; registeredAt: string; manifest: Record<string, unknown> }>;
   nextCursor: string | null;
 }
 
@@ -95,9 +115,11 @@ export class StreamListingService {
       const { agent, machine } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
       const { title, chunkIds, price } = input;
       const topic = input.topic ?? null;
+      const pricePerChunk = input.pricePerChunk ?? null;
       const valid = title.trim().length > 0 && title.length <= 200 && (topic === null || (topic.length > 0 && topic.length <= 256))
         && chunkIds.length > 0 && chunkIds.length <= MAX_LISTING_CHUNKS && new Set(chunkIds).size === chunkIds.length
-        && chunkIds.every((id) => CHUNK_ID.test(id)) && AMOUNT.test(price.amount) && CURRENCY.test(price.currency);
+        && chunkIds.every((id) => CHUNK_ID.test(id)) && AMOUNT.test(price.amount) && CURRENCY.test(price.currency)
+        && (pricePerChunk === null || AMOUNT.test(pricePerChunk));
       if (!valid) throw MarketsErrors.validation();
       const rows = await tx.streamChunk.findMany({ where: { chunkId: { in: chunkIds }, machineId } });
       if (rows.length !== chunkIds.length) throw MarketsErrors.notFound();
@@ -105,9 +127,14 @@ export class StreamListingService {
       const schemes = new Set(rows.map((row) => /^([a-z][a-z0-9+.-]*):/.exec(row.storageRef!)?.[1] ?? ""));
       const storageProvider = schemes.size === 1 ? [...schemes][0]! : "mixed";
       const totalBytes = rows.reduce((sum, row) => sum + row.encryptedSize, 0n);
+      const times = rows.map((row) => chunkTimes(row.metadata, row.createdAt)!);
+      const timeStart = new Date(Math.min(...times.map((t) => t.start.getTime())));
+      const timeEnd = new Date(Math.max(...times.map((t) => t.end.getTime())));
       const now = new Date(this.clock.now());
       const id = `slst_${randomBytes(12).toString("hex")}`;
-      const service = listingService(id, machineId, { title, topic, chunkCount: chunkIds.length, totalBytes: Number(totalBytes), storageProvider, price });
+      const service = listingService(id, machineId, {
+        title, topic, chunkCount: chunkIds.length, totalBytes: Number(totalBytes), storageProvider, price, pricePerChunk, timeStart, timeEnd,
+      });
       await tx.marketsSkill.createMany({ data: [STREAM_SKILL], skipDuplicates: true });
       await tx.marketsService.create({ data: { ...service, record: service.record as never } });
       const row = await tx.streamListing.create({
@@ -123,6 +150,9 @@ export class StreamListingService {
           storageProvider,
           priceAmount: price.amount,
           priceCurrency: price.currency.toUpperCase(),
+          pricePerChunk,
+          timeStart,
+          timeEnd,
           status: "active",
           serviceId: service.id,
           createdAt: now,
@@ -134,20 +164,58 @@ export class StreamListingService {
         machineId,
         actor: { type: "machine-agent", id: agent.id },
         occurredAt: now,
-        data: { listingId: id, serviceId: service.id, chunkCount: chunkIds.length, totalBytes: Number(totalBytes) },
+        data: { listingId: id, serviceId: service.id, chunkCount: chunkIds.length, totalBytes: Number(totalBytes), pricePerChunk },
       });
       return listingView(row);
     });
   }
 
+  /** `active` false deactivates, true reactivates (see the header). */
+  async setActive(machineId: string, credentials: AgentCredentials, listingId: string, active: boolean): Promise<ListingView> {
+    return this.store.write(async (tx) => {
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
+      if (!LISTING_ID.test(listingId)) throw MarketsErrors.notFound();
+      await tx.$executeRaw`SELECT 1 FROM stream_listing WHERE id = ${listingId} FOR UPDATE`;
+      const row = await tx.streamListing.findUnique({ where: { id: listingId } });
+      if (!row || row.machineId !== machineId) throw MarketsErrors.notFound();
+      const status = active ? "active" : "inactive";
+      if (row.status === status) return listingView(row);
+      const now = new Date(this.clock.now());
+      const serviceId = row.serviceId ?? `svc_stream_${row.id}`;
+      if (active) {
+        const service = listingService(row.id, machineId, {
+          title: row.title, topic: row.topic, chunkCount: row.chunkCount, totalBytes: Number(row.totalBytes), storageProvider: row.storageProvider,
+          price: { amount: row.priceAmount, currency: row.priceCurrency }, pricePerChunk: row.pricePerChunk, timeStart: row.timeStart, timeEnd: row.timeEnd,
+        });
+        await tx.marketsSkill.createMany({ data: [STREAM_SKILL], skipDuplicates: true });
+        await tx.marketsService.createMany({ data: [{ ...service, record: service.record as never }], skipDuplicates: true });
+      } else {
+        await tx.marketsService.deleteMany({ where: { id: serviceId } });
+      }
+      const updated = await tx.streamListing.update({ where: { id: listingId }, data: { status, serviceId, updatedAt: now } });
+      await recordAuditEvent(tx, {
+        kind: active ? "stream.listing.reactivated" : "stream.listing.deactivated",
+        machineId,
+        actor: { type: "machine-agent", id: agent.id },
+        occurredAt: now,
+        data: { listingId, serviceId, before: { status: row.status }, after: { status } },
+      });
+      return listingView(updated);
+    });
+  }
+
   async list(
-    filter: { machineId?: string | null; storageProvider?: string | null; includeInactive?: boolean | null },
+    filter: ListingFilter,
     limit: number | null | undefined,
     cursor: string | null | undefined,
   ): Promise<{ items: ListingView[]; nextCursor: string | null }> {
     const page = pageRequest(limit, cursor, 2);
     const keyset = createdAtKeyset(page);
     if (filter.storageProvider != null && !PROVIDER.test(filter.storageProvider)) throw MarketsErrors.validation();
+    const from = filter.from == null ? null : instantOf(filter.from);
+    const to = filter.to == null ? null : instantOf(filter.to);
+    if ((filter.from != null && from === null) || (filter.to != null && to === null)) throw MarketsErrors.validation();
+    if (from !== null && to !== null && from.getTime() > to.getTime()) throw MarketsErrors.validation();
     const rows = await this.store.read(async (prisma) => {
       if (filter.machineId != null) await this.store.requireActiveMachine(prisma, filter.machineId);
       return prisma.streamListing.findMany({
@@ -155,6 +223,9 @@ export class StreamListingService {
           ...(filter.machineId != null ? { machineId: filter.machineId } : {}),
           ...(filter.storageProvider != null ? { storageProvider: filter.storageProvider } : {}),
           ...(filter.includeInactive ? {} : { status: "active" }),
+          // Overlap with [from, to]; a listing without a time range never matches a time filter.
+          ...(from !== null ? { timeEnd: { gte: from } } : {}),
+          ...(to !== null ? { timeStart: { lte: to } } : {}),
           ...keyset.where,
         },
         orderBy: keyset.orderBy,
@@ -188,7 +259,10 @@ export class StreamListingService {
         signingKeys: keys.map(signingKeyView),
         items: ids.map((id) => {
           const row = byId.get(id)!;
-          return { chunkId: id, index: row.index, encryptedSize: Number(row.encryptedSize), manifest: row.manifest as Record<string, unknown> };
+          return {
+            chunkId: id, index: row.index, encryptedSize: Number(row.encryptedSize), registeredAt: row.createdAt.toISOString(),
+            manifest: row.manifest as Record<string, unknown>,
+          };
         }),
         nextCursor: end < listing.chunkIds.length ? Buffer.from(JSON.stringify([String(end)])).toString("base64url") : null,
       };

@@ -19,6 +19,8 @@ export class CreateStreamListingInput {
   @Field(() => [String]) chunkIds!: string[];
   @Field(() => StreamPrice) price!: StreamPrice;
   @Field(() => String, N) topic?: string | null;
+  @Field(() => String, { nullable: true, description: "Decimal string, in the price's currency: what each chunk of a strict subset costs." })
+  pricePerChunk?: string | null;
 }
 
 @ObjectType({ description: "A listing: a machine's stored chunks for sale. Never plaintext, never a key." })
@@ -34,8 +36,8 @@ export class StreamListing {
   @Field(S, { description: "The scheme of the chunks' storage references (local, s3, ...)." }) storageProvider!: string;
   @Field(() => StreamPrice) price!: StreamPrice;
   @Field(() => String, N) pricePerChunk!: string | null;
-  @Field(() => String, N) timeStart!: string | null;
-  @Field(() => String, N) timeEnd!: string | null;
+  @Field(() => String, { nullable: true, description: "The earliest start of its chunks' times (ISO 8601)." }) timeStart!: string | null;
+  @Field(() => String, { nullable: true, description: "The latest end of its chunks' times (ISO 8601)." }) timeEnd!: string | null;
   @Field(S, { description: "active | inactive." }) status!: string;
   @Field(() => String, { nullable: true, description: "The data.stream catalogue service advertising it." }) serviceId!: string | null;
   @Field(S) createdAt!: string;
@@ -53,6 +55,8 @@ export class StreamListingChunk {
   @Field(S) chunkId!: string;
   @Field(() => Int) index!: number;
   @Field(() => Float) encryptedSize!: number;
+  @Field(S, { description: "When the chunk was registered: a chunk signed by a since-revoked key is valid only if registered before the revocation." })
+  registeredAt!: string;
   @Field(() => JSONObjectScalar, { description: "The signed manifest (wrapped keys only)." }) manifest!: Record<string, unknown>;
 }
 

@@ -16,6 +16,7 @@ export const STREAM_FORMAT_MESSAGES: Record<StreamFormatErrorCode, string> = {
   CHUNK_ID_MISMATCH: "The chunkId does not match the manifest's content.",
   SIGNER_UNKNOWN: "The signing key is not registered for this machine.",
   SIGNATURE_INVALID: "The signature does not verify.",
+  SIGNING_KEY_REVOKED: "The signing key was revoked before the chunk was registered.",
   CHAIN_BROKEN: "The chunk does not link to the previous chunk of the chain.",
   CIPHERTEXT_HASH_MISMATCH: "The ciphertext does not match the manifest's encryptedDataHash.",
   ACCESS_MALFORMED: "The buyer access is malformed.",

@@ -7,7 +7,7 @@ import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 import type { MarketsDeps } from "../../deps.js";
 import {
   StreamBuyerAccessList, StreamBuyerAccessResult, StreamEventReceipt, StreamEventResult, StreamHeartbeat, StreamPolicy,
-  StreamPolicyInput, StreamPolicyPage, StreamSigningKeyResult,
+  StreamPolicyInput, StreamPolicyPage, StreamSigningKey, StreamSigningKeyResult,
 } from "./seller.type.js";
 
 const Str = () => String;
@@ -26,6 +26,16 @@ export class StreamSellerResolver {
     @Arg("publicKeyHex", Str) publicKeyHex: string,
   ) {
     return this.deps.streamSigningKeys.register(machineId, { agentId, agentToken }, { keyId, publicKeyHex });
+  }
+
+  @Mutation(() => StreamSigningKey, { description: "POST /machines/{machineId}/stream/signing-keys/{keyId}/revoke: no new chunk under it." })
+  revokeStreamSigningKey(
+    @Arg("machineId", Str) machineId: string,
+    @Arg("agentId", Str, opt) agentId: string | null,
+    @Arg("agentToken", Str, opt) agentToken: string | null,
+    @Arg("keyId", Str) keyId: string,
+  ) {
+    return this.deps.streamSigningKeys.revoke(machineId, { agentId, agentToken }, keyId);
   }
 
   @Mutation(() => StreamPolicy, { description: "POST /machines/{machineId}/stream/policies." })

@@ -1,8 +1,13 @@
 /**
  * Ed25519 signing keys of a machine's stream agent (public notes 3.3, POST /machines/:machineId/stream/signing-keys):
  * `keyId` unique per machine; the same keyId with the same key again answers the existing key (created false), with
- * another key SIGNING_KEY_EXISTS. Manifests and envelopes verify against the machine's ACTIVE keys, with the
- * machine's identityRef as the signer's `machineDid`.
+ * another key SIGNING_KEY_EXISTS. Envelopes verify against the machine's ACTIVE keys, with the machine's identityRef
+ * as the signer's `machineDid`; manifests against every key, a revoked one only for chunks registered before its
+ * `revokedAt` (verify.ts), so a new chunk under a revoked key is SIGNING_KEY_REVOKED.
+ *
+ * Revoke (POST /machines/:machineId/stream/signing-keys/:keyId/revoke, the machine's agent): status `revoked` and
+ * `revokedAt` = now, with a `stream.signing-key.revoked` audit event in the same transaction; revoking a revoked key
+ * answers it unchanged (no event). Chunks registered before stay valid; a revoked keyId cannot be registered again.
  */
 import { randomBytes } from "node:crypto";
 import type { MarketMachine, StreamSigningKey } from "../../../shared/db/generated/client.js";
@@ -41,10 +46,10 @@ export const signingKeyView = (row: StreamSigningKey): SigningKeyView => ({
   createdAt: row.createdAt.toISOString(),
 });
 
-/** The machine's active keys as the formats library's trusted set (machineDid = the machine's identityRef). */
+/** The machine's keys (revoked ones with `revokedAt`) as the formats library's trusted set (machineDid = identityRef). */
 export async function trustedKeys(tx: MarketsTx, machine: Pick<MarketMachine, "id" | "identityRef">): Promise<TrustedSigningKey[]> {
-  const rows = await tx.streamSigningKey.findMany({ where: { machineId: machine.id, status: "active" } });
-  return rows.map((row) => ({ machineDid: machine.identityRef ?? "", keyId: row.keyId, publicKeyHex: row.publicKeyHex }));
+  const rows = await tx.streamSigningKey.findMany({ where: { machineId: machine.id } });
+  return rows.map((row) => ({ machineDid: machine.identityRef ?? "", keyId: row.keyId, publicKeyHex: row.publicKeyHex, revokedAt: row.revokedAt?.toISOString() ?? null }));
 }
 
 export class StreamSigningKeyService {
@@ -86,6 +91,29 @@ export class StreamSigningKeyService {
         data: { keyId: row.keyId, publicKeyHex: row.publicKeyHex },
       });
       return { created: true, key: signingKeyView(row) };
+    });
+  }
+
+  /** Revokes the machine's key `keyId` (NOT_FOUND when the machine has none); idempotent. */
+  async revoke(machineId: string, credentials: AgentCredentials, keyId: string): Promise<SigningKeyView> {
+    return this.store.write(async (tx) => {
+      const { agent } = await authenticateStreamAgent(this.store, tx, machineId, credentials);
+      if (!KEY_ID.test(keyId)) throw MarketsErrors.notFound();
+      const now = new Date(this.clock.now());
+      // One statement decides the transition, so two concurrent revocations write one event.
+      const changed = await tx.streamSigningKey.updateMany({ where: { machineId, keyId, status: "active" }, data: { status: "revoked", revokedAt: now } });
+      const row = await tx.streamSigningKey.findUnique({ where: { machineId_keyId: { machineId, keyId } } });
+      if (!row) throw MarketsErrors.notFound();
+      if (changed.count === 1) {
+        await recordAuditEvent(tx, {
+          kind: "stream.signing-key.revoked",
+          machineId,
+          actor: { type: "machine-agent", id: agent.id },
+          occurredAt: now,
+          data: { keyId, publicKeyHex: row.publicKeyHex, revokedAt: now.toISOString(), before: { status: "active" }, after: { status: "revoked" } },
+        });
+      }
+      return signingKeyView(row);
     });
   }
 
