@@ -56,7 +56,7 @@ describe("stream order payment proven on chain", () => {
   const transfer = async (to: string, amount: bigint) => (await minedReceipt(await (stablecoin.connect(payer) as Contract).transfer(to, amount))).hash;
   const newOrder = async () => {
     const buyer = newBuyer();
-    return expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+    return expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex, payerAddress: payments.agents[0].address }), 201).item;
   };
   const proof = (txHash: string, chainId: unknown = String(p.demo.chainId)) => ({ chainId, txHash });
 
