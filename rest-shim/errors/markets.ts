@@ -43,7 +43,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     MACHINE_SPEND_LIMIT_EXCEEDED: { status: 403, message: "The spend limit of a machine policy is exceeded." },
     MACHINE_DAILY_LIMIT_EXCEEDED: { status: 403, message: "The daily limit of a machine policy is exceeded." },
     PAYMENT_PROOF_MODE_DISABLED: { status: 403, message: "This payment proof mode is not enabled on this server." },
-    PAYMENT_PAYER_MISMATCH: { status: 403, message: "The payer is not the agent of the order's pairing." },
+    PAYMENT_PAYER_MISMATCH: { status: 403, message: "The payer is not the address bound to this payment." },
     NOT_FOUND: { status: 404, message: "Not found." },
     METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed on this route." },
     MACHINE_NOT_ACTIVE: { status: 409, message: "The machine is not active." },
@@ -109,6 +109,7 @@ export const MARKETS_ERRORS = defineErrorTable({
     RANGE_NOT_SATISFIABLE: { status: 416, message: "The requested range is not satisfiable." },
     // ---- Stream marketplace: buyer order flow (docs/markets-errors.md "Stream marketplace") ----
     STREAM_PAYMENT_PROOF_REQUIRED: { status: 400, message: "An on-chain payment proof is required." },
+    STREAM_PAYER_REQUIRED: { status: 400, message: "The stream order names no payer address, so no transfer can pay it." },
     STREAM_CHUNK_NOT_IN_LISTING: { status: 400, message: "A chunk is not part of the listing." },
     STREAM_ORDER_ACCESS_INVALID: { status: 400, message: "An access item is not a peaq.stream.buyer-access.v1 entry." },
     STREAM_ORDER_ACCESS_MISMATCH: { status: 400, message: "The access items are not exactly the bought chunks for the order's buyer key." },

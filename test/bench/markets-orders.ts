@@ -63,14 +63,18 @@ export async function benchJwt(options: BenchOptions): Promise<void> {
   console.log(`  PairingTokens.verify (jose HS256)    ${j.toFixed(0).padStart(9)} /s   (${((100 * j) / r).toFixed(1)}% of raw)`);
 }
 
-/** Role `all` with the demo provider, demo machine 1 bound with its provider endpoint, and PAIRINGS agents paired. */
-export async function preparePlatform(dataDir: string, env: Record<string, string>) {
+/**
+ * Role `all` with the demo provider, demo machine 1 bound with its provider endpoint, and PAIRINGS agents paired (or
+ * the agents `keys` names, e.g. funded demo agents that pay their own orders).
+ */
+export async function preparePlatform(dataDir: string, env: Record<string, string>, keys: (demo: any) => string[] = () => []) {
   const { child, api, demo, machineId, asMachine } = await startMarketsPlatform(dataDir, env, true);
   const p = demo.markets.provider;
   await call(`${api}/machines/${machineId}/runtime-endpoints/${p.providerKey}`, "PUT", { endpointBaseUrl: p.url, authType: p.authType, authToken: p.authToken }, asMachine);
   const tokens: string[] = [];
-  for (let i = 0; i < PAIRINGS; i++) {
-    const wallet = Wallet.createRandom();
+  const agents = keys(demo).map((key) => new Wallet(key));
+  for (let i = 0; i < (agents.length || PAIRINGS); i++) {
+    const wallet = agents[i] ?? Wallet.createRandom();
     const c = (await call(`${api}/machines/${machineId}/agent-pairings/challenges`, "POST", { agentAddress: wallet.address })).item;
     const pairing = (
       await call(`${api}/machines/${machineId}/agent-pairings`, "POST", {
@@ -84,10 +88,12 @@ export async function preparePlatform(dataDir: string, env: Record<string, strin
   return { child, api, demo, machineId, tokens };
 }
 
-/** Transactions to pay wallet orders with (one hash pays one payment) and the address that sent them. */
+/**
+ * Transactions to pay wallet orders with (one transfer pays one payment): `hashes[i]` were sent by the agent of
+ * pairing token i, the only address whose transfer pays that pairing's orders.
+ */
 export interface PaidTransfers {
-  hashes: string[];
-  payer: string;
+  hashes: string[][];
 }
 
 /**
@@ -95,16 +101,17 @@ export interface PaidTransfers {
  * `paid` create, wallet intent, rpc payment proof (one mined transfer each) and execute.
  */
 export async function journeys(api: string, machineId: string, tokens: string[], options: BenchOptions, paid: PaidTransfers | null = null): Promise<Sample> {
-  const search = (await call(`${api}/market/search`, "POST", { machineId, skillKey: "oracle.price-feed" })).item;
+  // Search is a machine's or a paired agent's (its credential first): the first pairing searches.
+  const search = (await call(`${api}/market/search`, "POST", { machineId, skillKey: "oracle.price-feed" }, { "x-agent-pairing-token": tokens[0]! })).item;
   const quote = { searchId: search.searchId, quoteId: search.quotes[0].id };
   return closedLoop(options, (index) => {
     const headers = { "x-agent-pairing-token": tokens[index % tokens.length]! };
-    const txHash = paid ? paid.hashes.pop() : undefined;
+    const txHash = paid ? paid.hashes[index % tokens.length]!.pop() : undefined;
     if (paid && !txHash) throw new Error("out of transfers: raise BENCH_PAID_TRANSFERS");
     return async () => {
       const order = (await call(`${api}/market/orders`, "POST", { machineId, ...quote, input: { pair: "ETH/USD" } }, headers)).item;
       await call(`${api}/market/orders/${order.id}/payment-intent`, "POST", paid ? { rail: "wallet" } : {}, headers);
-      if (paid) await call(`${api}/market/orders/${order.id}/payment-proof`, "POST", { mode: "rpc", txHash, from: paid.payer }, headers);
+      if (paid) await call(`${api}/market/orders/${order.id}/payment-proof`, "POST", { mode: "rpc", txHash }, headers);
       await call(`${api}/market/orders/${order.id}/execute`, "POST", undefined, headers);
     };
   });

@@ -2,8 +2,9 @@
  * Document 3 payments: market orders per second through create -> payment intent (wallet) -> payment proof (rpc:
  * the receipt and Transfer log read from the embedded anvil) -> execute (the demo provider), beside the same
  * platform's not-required journeys (create -> intent -> execute) and its GET /machines?limit=1 in the same run,
- * alternating rounds. Each paid order needs its own transaction (a hash pays one payment), so the transfers are
- * mined before the clock starts. PostgreSQL when DATABASE_URL is set (a throw-away database), else PGlite.
+ * alternating rounds. Each paid order needs its own transfer (one transfer pays one payment) sent by the paying
+ * pairing's agent (the demo payment agents are paired and pay their own orders), so the transfers are mined before the
+ * clock starts. PostgreSQL when DATABASE_URL is set (a throw-away database), else PGlite.
  *
  * `npx tsx test/bench/markets-paid-orders.ts` (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_PAID_TRANSFERS).
  */
@@ -25,20 +26,21 @@ export async function benchPaidOrders(options: BenchOptions): Promise<void> {
   const label = database ? "PostgreSQL" : "PGlite";
   try {
     console.error(`paid orders on ${label}: starting a platform ...`);
-    const platform = await preparePlatform(dataDir, { DATABASE_URL: database?.url ?? "" });
+    const platform = await preparePlatform(dataDir, { DATABASE_URL: database?.url ?? "" }, (demo) => demo.payments.agents.map((a: { privateKey: string }) => a.privateKey));
     try {
       const demo = platform.demo;
       const provider = createProvider(demo.rpcUrl, { chainId: demo.chainId, timeoutMs: 30_000 });
-      const agent = new NonceManager(new Wallet(demo.payments.agents[0].privateKey, provider));
-      const token = new Contract(demo.payments.stablecoin.address, contractInterface("TestStablecoin"), agent);
       const count = Number(process.env.BENCH_PAID_TRANSFERS ?? 1500);
-      console.error(`mining ${count} transfers of 10000 raw units to the payee ...`);
-      const sent = [];
-      for (let i = 0; i < count; i++) sent.push(await token.transfer(demo.payments.payee.address, 10_000n));
-      const hashes = sent.map((tx) => tx.hash as string);
+      console.error(`mining ${count} transfers of 10000 raw units to the payee from the paired agents ...`);
+      const hashes: string[][] = [];
+      for (const [i, account] of (demo.payments.agents as { privateKey: string }[]).entries()) {
+        const token = new Contract(demo.payments.stablecoin.address, contractInterface("TestStablecoin"), new NonceManager(new Wallet(account.privateKey, provider)));
+        hashes[i] = [];
+        for (let n = 0; n < Math.ceil(count / platform.tokens.length); n++) hashes[i]!.push((await token.transfer(demo.payments.payee.address, 10_000n)).hash as string);
+      }
       await provider.send("evm_mine", []);
       provider.destroy();
-      const paid = { hashes, payer: demo.payments.agents[0].address as string };
+      const paid = { hashes };
       await journeys(platform.api, platform.machineId, platform.tokens, { ...options, durationS: 2 }, paid);
       const read: Sample[] = [];
       const free: Sample[] = [];

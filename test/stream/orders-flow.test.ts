@@ -11,6 +11,7 @@ import {
   accessFor,
   api,
   createStreamOrder,
+  streamPayer,
   expectMarketsError,
   expectOk,
   getDelivery,
@@ -236,9 +237,10 @@ describe("stream orders: buyer flow", () => {
     const buyer = newBuyer();
     const created = await graphql(
       p.graphql,
-      `mutation($input: CreateStreamOrderInput!) { createStreamOrder(input: $input) { id status price { amount currency } } }`,
-      { input: { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex } },
+      `mutation($input: CreateStreamOrderInput!) { createStreamOrder(input: $input) { id status price { amount currency } payerAddress } }`,
+      { input: { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex, payerAddress: streamPayer(p).toLowerCase() } },
     );
+    expect(created.body.data.createStreamOrder.payerAddress).toBe(streamPayer(p));
     const id = created.body.data.createStreamOrder.id;
     expect(created.body.data.createStreamOrder).toMatchObject({ status: "payment_pending", price: { amount: "0.5", currency: "USD" } });
     const reference = await transferToPayee(p, "0.5");

@@ -86,7 +86,15 @@ export function newBuyer(): Buyer {
   return { ...buyerKeys(), id: `buyer-${randomBytes(4).toString("hex")}` };
 }
 
-export const createStreamOrder = (p: MarketsPlatform, body: unknown) => api(p, "POST", "/stream/orders", body);
+/**
+ * POST /stream/orders. A body object without `payerAddress` names the address `transferToPayee` pays from (the demo's
+ * third agent), so that the suites' orders are paid by the helper's transfers; `payerAddress: null` sends none.
+ */
+export const createStreamOrder = (p: MarketsPlatform, body: unknown) =>
+  api(p, "POST", "/stream/orders", body !== null && typeof body === "object" && !Array.isArray(body) && !("payerAddress" in body) ? { ...body, payerAddress: streamPayer(p) } : body);
+
+/** The address `transferToPayee` pays from. */
+export const streamPayer = (p: MarketsPlatform): string => p.demo.payments!.agents[2]!.address;
 export const payStreamOrder = (p: MarketsPlatform, orderId: string, body: unknown) => api(p, "POST", `/stream/orders/${orderId}/payment`, body);
 export const getDelivery = (p: MarketsPlatform, orderId: string, buyerId: string) =>
   api(p, "GET", `/stream/orders/${orderId}/delivery?buyerId=${encodeURIComponent(buyerId)}`);

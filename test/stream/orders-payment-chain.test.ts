@@ -56,7 +56,7 @@ describe("stream order payment proven on chain", () => {
   const transfer = async (to: string, amount: bigint) => (await minedReceipt(await (stablecoin.connect(payer) as Contract).transfer(to, amount))).hash;
   const newOrder = async () => {
     const buyer = newBuyer();
-    return expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex }), 201).item;
+    return expectOk(await createStreamOrder(p, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex, payerAddress: payments.agents[0].address }), 201).item;
   };
   const proof = (txHash: string, chainId: unknown = String(p.demo.chainId)) => ({ chainId, txHash });
 
@@ -182,5 +182,13 @@ describe("secure default and the development switch", () => {
     const pending = await order(dev);
     const paid = expectOk(await payStreamOrder(dev, pending.id, { paymentReference: "i-promise-i-paid" })).item;
     expect(paid).toMatchObject({ status: "paid", paymentReference: "i-promise-i-paid", paymentProof: null });
+    // Without a payer (allowed only here) a reference is all that can pay: a transfer's hash is STREAM_PAYER_REQUIRED.
+    const listing = listings.get(dev)!;
+    const buyer = newBuyer();
+    const unbound = expectOk(await createStreamOrder(dev, { listingId: listing.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex, payerAddress: null }), 201).item;
+    expect(unbound.payerAddress).toBeNull();
+    const before = await orderState(dev, unbound.id);
+    expectMarketsError(await payStreamOrder(dev, unbound.id, { paymentReference: await transferToPayee(dev, PRICE) }), 400, "STREAM_PAYER_REQUIRED");
+    expect(await orderState(dev, unbound.id)).toEqual(before);
   });
 });

@@ -264,6 +264,8 @@ export type CreateStreamOrderInput = {
   buyerPublicKeyHex: Scalars['String']['input'];
   chunkIds?: InputMaybe<Array<Scalars['String']['input']>>;
   listingId: Scalars['String']['input'];
+  /** The EVM address the buyer pays from; only its transfer pays the order. Default: buyerId when it is an address. */
+  payerAddress?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** From the machine DID's `data_visibility` attribute; PRIVATE when absent or unrecognised. */
@@ -2678,6 +2680,8 @@ export type StreamOrder = {
   listingId: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
   paidAt?: Maybe<Scalars['String']['output']>;
+  /** The address whose transfer pays the order, bound at creation (payerAddress, or a buyerId that is an address). */
+  payerAddress?: Maybe<Scalars['String']['output']>;
   /** The checked on-chain transfer: chainId, txHash, token, from, to, amountRaw, block, logIndex. */
   paymentProof?: Maybe<Scalars['JSONObject']['output']>;
   paymentReference?: Maybe<Scalars['String']['output']>;

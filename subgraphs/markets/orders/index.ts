@@ -69,6 +69,7 @@ export function buildOrderServices(runtime: SubgraphRuntime, store: MarketsStore
     addresses: runtime.chain.addresses,
     chain: config.chain,
     payments: config.payments,
+    faucetKey: config.ratings.faucet.privateKey ?? null,
   });
   const settlements = new PaymentSettlementService(orders, paymentChain, clock);
   const orderExecutor = new OrderExecutor(orders, work.tasks, work.executor, settlements, config.marketsWork.executionDeadlineSeconds * 1000);

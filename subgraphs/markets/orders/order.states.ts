@@ -1,7 +1,7 @@
 /**
  * The order and payment state machines of public notes 2.7, as the services use them for conditional updates. The
  * database enforces the same tables with triggers (migrations 20261124005841_market_pairings_orders_payments,
- * 20261126151500_market_payment_claims and 20261126173000_market_dispute_resolution):
+ * 20261126151500_market_payment_claims and 20261126173100_market_dispute_resolution):
  * an update that is not a listed transition fails whatever the caller, so concurrent calls cannot leave a state
  * behind that the table does not allow. test/markets/order-states.test.ts proves the two agree.
  *

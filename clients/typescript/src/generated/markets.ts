@@ -1913,7 +1913,7 @@ export interface paths {
          *
          *     ```graphql
          *     mutation CreateStreamOrder($input: CreateStreamOrderInput!) { createStreamOrder(input: $input) { id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
-         *       paidAt accessPreparedAt deliveredAt createdAt updatedAt } }
+         *       payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt } }
          *     ```
          */
         post: operations["CreateStreamOrder"];
@@ -1936,7 +1936,7 @@ export interface paths {
          *
          *     ```graphql
          *     query StreamOrder($orderId: String!) { streamOrder(orderId: $orderId) { id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
-         *       paidAt accessPreparedAt deliveredAt createdAt updatedAt } }
+         *       payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt } }
          *     ```
          */
         get: operations["StreamOrder"];
@@ -1962,7 +1962,7 @@ export interface paths {
          *     ```graphql
          *     query MachineStreamOrders($agent: StreamAgentInput!, $limit: Int, $cursor: String) {
          *       machineStreamOrders(agent: $agent, limit: $limit, cursor: $cursor) { items { id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
-         *       paidAt accessPreparedAt deliveredAt createdAt updatedAt } nextCursor }
+         *       payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt } nextCursor }
          *     }
          *     ```
          */
@@ -1991,7 +1991,7 @@ export interface paths {
          *     ```graphql
          *     mutation PayStreamOrder($orderId: String!, $paymentReference: String!, $proof: StreamPaymentProofInput) {
          *       payStreamOrder(orderId: $orderId, paymentReference: $paymentReference, proof: $proof) { id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
-         *       paidAt accessPreparedAt deliveredAt createdAt updatedAt }
+         *       payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt }
          *     }
          *     ```
          */
@@ -2018,7 +2018,7 @@ export interface paths {
          *     ```graphql
          *     mutation PrepareStreamOrderAccess($orderId: String!, $agent: StreamAgentInput!, $items: [JSONObject!]!, $mode: String) {
          *       prepareStreamOrderAccess(orderId: $orderId, agent: $agent, items: $items, mode: $mode) { item { id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
-         *       paidAt accessPreparedAt deliveredAt createdAt updatedAt } access deliverySession { id machineId orderId mode status deliveryUrl message buyerId buyerPublicKeyHex chunkIds createdAt updatedAt } }
+         *       payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt } access deliverySession { id machineId orderId mode status deliveryUrl message buyerId buyerPublicKeyHex chunkIds createdAt updatedAt } }
          *     }
          *     ```
          */
@@ -2401,7 +2401,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Codes: VALIDATION_ERROR, PAYMENT_RPC_REQUIRED, PAYMENT_TRANSFER_NOT_FOUND, PAYMENT_AUTHORIZATION_INVALID, PAYMENT_AUTHORIZATION_EXPIRED, POLICY_RULES_INVALID, MANIFEST_MALFORMED, CHUNK_ID_MISMATCH, SIGNER_UNKNOWN, SIGNATURE_INVALID, CHAIN_BROKEN, CIPHERTEXT_HASH_MISMATCH, CIPHERTEXT_SIZE_MISMATCH, ACCESS_MALFORMED, ACCESS_CHUNK_MISMATCH, ACCESS_WRONG_RECIPIENT, ENVELOPE_MALFORMED, ENVELOPE_PAYLOAD_HASH_MISMATCH, ENVELOPE_SIGNATURE_INVALID, STREAM_PAYMENT_PROOF_REQUIRED, STREAM_CHUNK_NOT_IN_LISTING, STREAM_ORDER_ACCESS_INVALID, STREAM_ORDER_ACCESS_MISMATCH, PURCHASE_CHUNKS_INVALID, PURCHASE_RAIL_INVALID, PURCHASE_ACCESS_MISMATCH, DELIVERY_CAPABILITIES_INVALID. Content-Type: application/json; charset=utf-8. */
+        /** @description Codes: VALIDATION_ERROR, PAYMENT_RPC_REQUIRED, PAYMENT_TRANSFER_NOT_FOUND, PAYMENT_AUTHORIZATION_INVALID, PAYMENT_AUTHORIZATION_EXPIRED, POLICY_RULES_INVALID, MANIFEST_MALFORMED, CHUNK_ID_MISMATCH, SIGNER_UNKNOWN, SIGNATURE_INVALID, CHAIN_BROKEN, CIPHERTEXT_HASH_MISMATCH, CIPHERTEXT_SIZE_MISMATCH, ACCESS_MALFORMED, ACCESS_CHUNK_MISMATCH, ACCESS_WRONG_RECIPIENT, ENVELOPE_MALFORMED, ENVELOPE_PAYLOAD_HASH_MISMATCH, ENVELOPE_SIGNATURE_INVALID, STREAM_PAYMENT_PROOF_REQUIRED, STREAM_PAYER_REQUIRED, STREAM_CHUNK_NOT_IN_LISTING, STREAM_ORDER_ACCESS_INVALID, STREAM_ORDER_ACCESS_MISMATCH, PURCHASE_CHUNKS_INVALID, PURCHASE_RAIL_INVALID, PURCHASE_ACCESS_MISMATCH, DELIVERY_CAPABILITIES_INVALID. Content-Type: application/json; charset=utf-8. */
         "markets.400": {
             headers: {
                 "cache-control": components["headers"]["cache-control"];
@@ -8587,6 +8587,8 @@ export interface operations {
                     buyerId: string;
                     buyerPublicKeyHex: string;
                     chunkIds?: string[];
+                    /** @description The EVM address the buyer pays from; only its transfer pays the order. Default: buyerId when it is an address. */
+                    payerAddress?: string;
                 };
             };
         };
@@ -8615,6 +8617,7 @@ export interface operations {
                             paymentProof: null | {
                                 [key: string]: unknown;
                             };
+                            payerAddress: null | string;
                             paidAt: null | string;
                             accessPreparedAt: null | string;
                             deliveredAt: null | string;
@@ -8678,6 +8681,7 @@ export interface operations {
                             paymentProof: null | {
                                 [key: string]: unknown;
                             };
+                            payerAddress: null | string;
                             paidAt: null | string;
                             accessPreparedAt: null | string;
                             deliveredAt: null | string;
@@ -8749,6 +8753,7 @@ export interface operations {
                             paymentProof: null | {
                                 [key: string]: unknown;
                             };
+                            payerAddress: null | string;
                             paidAt: null | string;
                             accessPreparedAt: null | string;
                             deliveredAt: null | string;
@@ -8821,6 +8826,7 @@ export interface operations {
                             paymentProof: null | {
                                 [key: string]: unknown;
                             };
+                            payerAddress: null | string;
                             paidAt: null | string;
                             accessPreparedAt: null | string;
                             deliveredAt: null | string;
@@ -8900,6 +8906,7 @@ export interface operations {
                             paymentProof: null | {
                                 [key: string]: unknown;
                             };
+                            payerAddress: null | string;
                             paidAt: null | string;
                             accessPreparedAt: null | string;
                             deliveredAt: null | string;

@@ -3,7 +3,8 @@
  * MARKET_PAIRING_TOKEN, from `cli market pair`):
  *   1. POST /purchases { resource: stream.listing, buyer: { publicKey x25519, deliveryCapabilities: tcp } }: the
  *      platform negotiates a transport against the seller's live capabilities (`cli stream serve` announces `tcp`);
- *   2. POST /purchases/:id/payment-intent { rail: transfer, payer }, the stablecoin transfer on the chain, then
+ *   2. POST /purchases/:id/payment-intent { rail: transfer }: its `payer` is the pairing's agent, the only address
+ *      whose transfer pays the purchase; the stablecoin transfer from that agent's key (buy.ts walletOf), then
  *      POST /purchases/:id/payment-proof { rail: transfer, transactionHash };
  *   3. GET /purchases/:id/delivery: the p2p session (peer addresses, a short-lived connect handoff);
  *      event buyer.connected; the chunks fetched from the seller peer to peer (p2p/client.ts: each manifest compared
@@ -17,7 +18,7 @@ import { ChunkFiles, P2pError, downloadChunks } from "../../../../subgraphs/mark
 import { CliError, printResult, progress } from "../../command.js";
 import { sendTransfer } from "../market/pay.js";
 import type { BuyContext } from "./buy.js";
-import { payerWallet, waitFor } from "./buy.js";
+import { waitFor, walletOf } from "./buy.js";
 import { decryptDataset } from "./fetch.js";
 import { progressBar } from "./progress.js";
 
@@ -40,8 +41,8 @@ export async function buyByPurchase(c: BuyContext): Promise<void> {
   ).item;
   printResult({ step: "purchase", purchaseId: purchase.id, status: purchase.status, transportId: purchase.delivery?.transportId ?? null, price: purchase.price });
   if (purchase.status !== "payment_pending") throw new CliError(`purchase ${purchase.id} ${purchase.status}: ${purchase.failure?.code ?? "no delivery transport in common"} (is \`cli stream serve\` running for the seller?)`);
-  const wallet = payerWallet();
-  const intent = (await api.call("POST", `/purchases/${purchase.id}/payment-intent`, { rail: "transfer", payer: wallet.address })).item.paymentIntent;
+  const intent = (await api.call("POST", `/purchases/${purchase.id}/payment-intent`, { rail: "transfer" })).item.paymentIntent;
+  const wallet = walletOf(intent.payer);
   progress(`pay: ${intent.amount} ${intent.currency} = ${intent.amountRaw} raw units of ${intent.destination.token} to ${intent.destination.payTo}`);
   const txHash = await sendTransfer(wallet, intent.destination.token, intent.destination.payTo, BigInt(intent.amountRaw));
   printResult({ step: "transfer", txHash });

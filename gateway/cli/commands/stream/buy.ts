@@ -1,7 +1,8 @@
 /**
  * `cli stream buy <listingId>` (buyer), order flow (notes 3.2):
  *   1. verify the listing (gateway/cli/commands/stream/verify.ts): a refusal stops here, before any order or payment;
- *   2. POST /stream/orders with the buyer's X25519 key (gateway/cli/commands/stream/api.ts buyer file);
+ *   2. POST /stream/orders with the buyer's X25519 key (gateway/cli/commands/stream/api.ts buyer file) and the payer's
+ *      address as `payerAddress` (only that address's transfer pays the order);
  *   3. pay on the chain: the TestStablecoin transfer of the price to the platform's payee from the demo payment agent
  *      (demo.json, or STREAM_BUYER_PRIVATE_KEY), then POST /stream/orders/:orderId/payment with its proof;
  *   4. wait until the seller's agent has prepared access (`cli stream serve`), polling the delivery;
@@ -36,15 +37,30 @@ export interface BuyContext {
   token?: string;
 }
 
-/** The wallet that pays: STREAM_BUYER_PRIVATE_KEY, else the first funded demo payment agent. */
+/** The wallet that pays an order: STREAM_BUYER_PRIVATE_KEY, else the first funded demo payment agent. */
 export function payerWallet(): Wallet {
   const key = process.env.STREAM_BUYER_PRIVATE_KEY ?? readDemoFixture(loadConfig().dataDir)?.payments?.agents?.[0]?.privateKey;
   if (!key) throw new CliError("no paying key: set STREAM_BUYER_PRIVATE_KEY, or start the platform so demo.json names its payment agents");
   return new Wallet(key);
 }
 
+/**
+ * The wallet of `address` (a purchase's payer, its pairing's agent) among the keys the CLI knows:
+ * STREAM_BUYER_PRIVATE_KEY, MARKET_AGENT_PRIVATE_KEY, the demo market agent (`market pair`) and the demo payment agents.
+ */
+export function walletOf(address: string): Wallet {
+  const demo = readDemoFixture(loadConfig().dataDir);
+  const keys = [process.env.STREAM_BUYER_PRIVATE_KEY, process.env.MARKET_AGENT_PRIVATE_KEY, demo?.markets?.agent?.privateKey, ...(demo?.payments?.agents ?? []).map((a) => a.privateKey)];
+  for (const key of keys) {
+    if (!key) continue;
+    const wallet = new Wallet(key);
+    if (wallet.address.toLowerCase() === address.toLowerCase()) return wallet;
+  }
+  throw new CliError(`the purchase is paid by its pairing's agent ${address} only: set STREAM_BUYER_PRIVATE_KEY to that agent's key`);
+}
+
 /** Pays `amount` (decimal, 6-decimal stablecoin) to the platform's payee: the mined transaction hash. */
-export async function payOnChain(amount: string, currency: string): Promise<{ txHash: string; chainId: string }> {
+export async function payOnChain(amount: string, currency: string, payer: Wallet = payerWallet()): Promise<{ txHash: string; chainId: string }> {
   const demo = readDemoFixture(loadConfig().dataDir);
   const token = process.env.STREAM_PAYMENT_TOKEN ?? demo?.payments?.stablecoin.address;
   const payee = process.env.PAYMENT_PAYEE_ADDRESS ?? demo?.payments?.payee.address;
@@ -52,7 +68,7 @@ export async function payOnChain(amount: string, currency: string): Promise<{ tx
   if (!["USD", "USDC", "USDT", "TUSD"].includes(currency.toUpperCase())) throw new CliError(`the listing's price is in ${currency}; the CLI pays USD-pegged stablecoin prices only`);
   const raw = parseUnits(amount, 6);
   progress(`pay: ${amount} ${currency} = ${raw} raw units of ${token} to ${payee}`);
-  const txHash = await sendTransfer(payerWallet(), token, payee, raw);
+  const txHash = await sendTransfer(payer, token, payee, raw);
   return { txHash, chainId: String(process.env.CHAIN_ID ?? demo?.chainId ?? loadConfig().chain.chainId) };
 }
 
@@ -74,9 +90,11 @@ export async function waitFor<T>(read: () => Promise<T>, waiting: RegExp, waitMs
 
 async function buyByOrder(c: BuyContext): Promise<void> {
   const { api, verified, buyer } = c;
-  const order = (await api.call("POST", "/stream/orders", { listingId: verified.listing.id, buyerId: buyer.buyerId, buyerPublicKeyHex: buyer.publicKeyHex })).item;
-  printResult({ step: "order", orderId: order.id, status: order.status, price: order.price, chunks: order.chunkIds.length });
-  const { txHash, chainId } = await payOnChain(order.price.amount, order.price.currency);
+  const payer = payerWallet();
+  const body = { listingId: verified.listing.id, buyerId: buyer.buyerId, buyerPublicKeyHex: buyer.publicKeyHex, payerAddress: payer.address };
+  const order = (await api.call("POST", "/stream/orders", body)).item;
+  printResult({ step: "order", orderId: order.id, status: order.status, price: order.price, chunks: order.chunkIds.length, payerAddress: order.payerAddress });
+  const { txHash, chainId } = await payOnChain(order.price.amount, order.price.currency, payer);
   printResult({ step: "transfer", txHash, chainId });
   const paid = (await api.call("POST", `/stream/orders/${order.id}/payment`, { paymentReference: txHash, proof: { chainId, txHash } })).item;
   printResult({ step: "pay", orderId: order.id, status: paid.status });

@@ -13,7 +13,7 @@ import { fieldOf, type RouteDefinition, type RouteOutcome } from "../../../route
 import { bodyObject, itemOf, marketsRoute, op, pageOf, pageQuery, pick, queryParam, withJsonBodyLimit } from "../http.js";
 
 const ORDER = `id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
-  paidAt accessPreparedAt deliveredAt createdAt updatedAt`;
+  payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt`;
 const SESSION = "id machineId orderId mode status deliveryUrl message buyerId buyerPublicKeyHex chunkIds createdAt updatedAt";
 
 export const STREAM_ORDER_OPERATIONS = {
@@ -105,7 +105,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     // The listing names the machine; the service applies rule 1 to it.
     machineRule: { kind: "none" },
     variables: ({ body }) => ({
-      input: pick(bodyObject(body), { listingId: "string", buyerId: "string", buyerPublicKeyHex: "string", chunkIds: "string[]?" }),
+      input: pick(bodyObject(body), { listingId: "string", buyerId: "string", buyerPublicKeyHex: "string", chunkIds: "string[]?", payerAddress: "string?" }),
     }),
     respond: itemOf("createStreamOrder", 201),
   }),

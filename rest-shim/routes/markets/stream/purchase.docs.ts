@@ -13,6 +13,7 @@ const created: StreamPurchase = {
   listingId: "lst_sample",
   machineId: "mach_sample",
   agentPairingId: "pair_sample",
+  payerAddress: `0x${"11".repeat(20)}`,
   buyerId: "buyer-sample",
   buyerPublicKeyHex: "00".repeat(32),
   buyerCapabilities: [{ transportId: "tcp", version: "1", features: ["resume"] }],

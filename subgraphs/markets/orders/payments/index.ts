@@ -21,6 +21,8 @@ export interface PaymentChainOptions {
   addresses: Partial<Record<ContractName, string>>;
   chain: Pick<ChainConfig, "requestTimeoutMs" | "pollIntervalMs" | "maxInFlight">;
   payments: PaymentsConfig;
+  /** The faucet's key (FAUCET_PRIVATE_KEY): its transfers are the platform's, never a payment. */
+  faucetKey?: string | null;
 }
 
 export class PaymentChain {
@@ -28,6 +30,7 @@ export class PaymentChain {
   private readonly sender: ChainSender | null;
   private escrowRail: EscrowRail | null = null;
   private domain: Promise<TokenDomain> | null = null;
+  private own: ReadonlySet<string> | null = null;
 
   constructor(private readonly options: PaymentChainOptions) {
     this.rpcs = new PaymentRpcs({ chainId: options.chainId, reader: options.reader }, options.chain, options.payments);
@@ -84,15 +87,19 @@ export class PaymentChain {
   }
 
   /**
-   * The addresses whose transactions and transfers are the platform's own (lowercase): the escrow contract and the
-   * escrow operator. A transfer they sent (an escrow release or refund, a settlement) never proves a buyer's payment.
+   * The addresses whose transactions and transfers are the platform's own (lowercase): the escrow contract, the
+   * escrow operator and the faucet. A transfer they sent (an escrow lock, release or refund, a settlement, a faucet
+   * funding) never proves a buyer's payment.
    */
-  platformAddresses(): Set<string> {
+  platformAddresses(): ReadonlySet<string> {
+    if (this.own) return this.own;
     const own = new Set<string>();
+    if (this.options.faucetKey) own.add(new Wallet(this.options.faucetKey).address.toLowerCase());
     const escrow = this.options.addresses.PaymentEscrow;
     if (escrow) own.add(escrow.toLowerCase());
     const key = this.options.payments.escrowOperatorKey;
     if (key) own.add(new Wallet(key).address.toLowerCase());
+    this.own = own;
     return own;
   }
 

@@ -14,7 +14,7 @@ export const PaymentErrors = {
   txFailed: error("PAYMENT_TX_FAILED", "The payment transaction failed."),
   transferNotFound: error("PAYMENT_TRANSFER_NOT_FOUND", "The transaction has no matching transfer."),
   proofModeDisabled: error("PAYMENT_PROOF_MODE_DISABLED", "This payment proof mode is not enabled on this server."),
-  payerMismatch: error("PAYMENT_PAYER_MISMATCH", "The payer is not the agent of the order's pairing."),
+  payerMismatch: error("PAYMENT_PAYER_MISMATCH", "The payer is not the address bound to this payment."),
   railUnavailable: error("PAYMENT_RAIL_UNAVAILABLE", "This payment rail is not configured on this server."),
   escrowNotLocked: error("PAYMENT_ESCROW_NOT_LOCKED", "The escrow of this order is not locked."),
   escrowMismatch: error("PAYMENT_ESCROW_MISMATCH", "The escrow of this order holds a different payment."),

@@ -20,6 +20,8 @@ import { assertOpen, lockOrder, transitionOrder, type OrderRow, type PaymentRow 
 import type { PairingService } from "../pairing.service.js";
 import type { MarketsStore } from "../../common/store.js";
 import { jsonObject, newId, type JsonObject } from "../../common/support.js";
+import { getAddress, isAddress } from "ethers";
+import { PaymentErrors } from "./payment.errors.js";
 
 /** What a rail needs to open a payment. */
 export interface IntentContext {
@@ -129,6 +131,10 @@ export class PaymentService {
       if (!supportedRails(service).includes(chosen)) throw MarketsErrors.validation();
       const implementation = this.rails[chosen];
       if (!implementation) throw MarketsErrors.railNotSupported();
+      // Who pays is the pairing's agent: an intent naming another payer is refused before anything is written.
+      if (typeof extra.payer === "string" && isAddress(extra.payer) && getAddress(extra.payer) !== getAddress(session.pairing.agentAddress)) {
+        throw PaymentErrors.payerMismatch();
+      }
       const plan = await implementation.intent({ tx, order, service, rail: chosen, details: extra, now });
       const payment = await tx.marketPayment.create({
         data: {

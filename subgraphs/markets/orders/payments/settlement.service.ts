@@ -23,6 +23,7 @@ import type { PaymentChain } from "./index.js";
 import { PaymentErrors } from "./payment.errors.js";
 import { escrowOnce, giveBackLockClaim } from "./escrow.claims.js";
 import { checkErc20Transfer } from "./transfer.check.js";
+import { spendTransfer } from "./spent.repository.js";
 import { findSettlement, parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
 import { jsonObject, type JsonObject } from "../../common/support.js";
 import { getAddress, isAddress, isHexString } from "ethers";
@@ -53,10 +54,12 @@ export class PaymentSettlementService {
       if (payment.status === "held" && this.sameProof(payment, input)) return result(payment, order);
       throw MarketsErrors.orderStateInvalid();
     }
-    const patch = payment.rail === "x402" ? await this.x402Proof(payment, input) : await this.walletProof(payment, input, agent);
+    const { spent, ...patch } = payment.rail === "x402" ? await this.x402Proof(payment, input, agent) : await this.walletProof(payment, input, agent);
     return this.commit(token, orderId, "intent_created", async (tx, current, currentPayment, actor, now) => {
       let held: PaymentRow;
       try {
+        // One transfer pays one thing: claimed in the spent transactions in the same transaction as the payment.
+        if (spent) await spendTransfer(tx, spent, "market_payment", currentPayment.id, now);
         held = await transitionPayment(tx, currentPayment, "held", now, patch);
       } catch (error) {
         throw isUniqueViolation(error) ? PaymentErrors.txAlreadyUsed() : error;
@@ -108,6 +111,7 @@ export class PaymentSettlementService {
       throw error;
     }
     return this.commit(token, orderId, "lock_pending", async (tx, current, currentPayment, actor, now) => {
+      if (locked.txHash) await spendTransfer(tx, { chainId: currentPayment.chainId!, txHash: locked.txHash, logIndex: -1 }, "market_payment", currentPayment.id, now);
       const held = await transitionPayment(tx, currentPayment, "held", now, {
         proofMode: "rpc",
         escrowRef: locked.escrow.orderKey,
@@ -182,6 +186,7 @@ export class PaymentSettlementService {
       const order = await lockOrder(tx, orderId);
       const now = new Date(this.clock.now());
       const current = await tx.marketPayment.findUniqueOrThrow({ where: { orderId } });
+      await spendTransfer(tx, { chainId: current.chainId!, txHash: settled.txHash, logIndex: settled.logIndex }, "market_payment", current.id, now);
       const updated = await tx.marketPayment.update({
         where: { id: current.id },
         data: { txHash: settled.txHash, updatedAt: now, details: { ...(current.details as JsonObject), settlement: { ...settled } } as never },
@@ -220,13 +225,13 @@ export class PaymentSettlementService {
     const chainId = input.chainId ?? payment.chainId;
     if (typeof chainId !== "string" || !/^\d{1,20}$/.test(chainId)) throw MarketsErrors.validation();
     const hash = txHash.toLowerCase();
-    const used = await this.orders.store.read((prisma) => prisma.marketPayment.findUnique({ where: { txHash: hash } }));
-    if (used && used.id !== payment.id) throw PaymentErrors.txAlreadyUsed();
-    let checked: object = {};
+    let checked: { logIndex?: number } = {};
     if (mode === "rpc") {
-      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), { txHash: hash, token: payment.token!, from: payer, to: payment.payee!, amountRaw: BigInt(payment.amountRaw!) });
+      const claim = { txHash: hash, token: payment.token!, from: payer, to: payment.payee!, amountRaw: BigInt(payment.amountRaw!) };
+      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), claim, this.chain.platformAddresses());
     }
     return {
+      spent: { chainId, txHash: hash, logIndex: checked.logIndex ?? -1 },
       txHash: hash,
       payer,
       proofMode: mode,
@@ -237,12 +242,15 @@ export class PaymentSettlementService {
     };
   }
 
-  private async x402Proof(payment: PaymentRow, input: JsonObject) {
+  private async x402Proof(payment: PaymentRow, input: JsonObject, agent: string) {
     const payload = parsePaymentPayload(input.paymentPayload ?? input.paymentSignature);
     const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
+    // The authorization spends its `from`: that must be the pairing's agent, as for every other rail.
+    if (!isAddress(payload.payload.authorization.from) || getAddress(payload.payload.authorization.from) !== agent) throw PaymentErrors.payerMismatch();
     const { payer } = await verifyPayment(this.x402Context(), payload, requirements);
     if (payment.payer && getAddress(payment.payer) !== payer) throw PaymentErrors.authorizationInvalid();
-    return { payer, proofMode: "x402", authorization: payload as never };
+    // The transfer is made at execute (settleBeforeRun), which claims it in the spent transactions.
+    return { spent: null, payer, proofMode: "x402", authorization: payload as never };
   }
 
   private x402Context() {

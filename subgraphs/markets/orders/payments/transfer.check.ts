@@ -10,6 +10,7 @@
  * | no receipt (pending or unknown transaction) | PAYMENT_NOT_MINED (409) |
  * | receipt status 0 (reverted) | PAYMENT_TX_FAILED (402) |
  * | mined, but no matching Transfer log | PAYMENT_TRANSFER_NOT_FOUND (400) |
+ * | a transaction the platform sent (`platform`: escrow operations, settlements, faucet) | PAYMENT_TRANSFER_NOT_FOUND (400) |
  */
 import { getAddress, id, isAddress, isHexString, zeroPadValue } from "ethers";
 import { PaymentErrors } from "./payment.errors.js";
@@ -56,26 +57,41 @@ export function assertTransferClaim(claim: TransferClaim): void {
   if (!ok) throw PaymentErrors.validation();
 }
 
-export async function checkErc20Transfer(rpc: PaymentRpc, claim: TransferClaim): Promise<CheckedTransfer> {
+export async function checkErc20Transfer(rpc: PaymentRpc, claim: TransferClaim, platform?: ReadonlySet<string>): Promise<CheckedTransfer> {
   assertTransferClaim(claim);
   const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [claim.txHash.toLowerCase()]);
   if (!receipt) throw PaymentErrors.notMined();
+  if (platform && sentByPlatform(receipt, platform)) throw PaymentErrors.transferNotFound();
   return matchTransfer(receipt, claim);
 }
 
-/** The receipt checks on a receipt already read (also used after our own settlement transactions). */
-export function matchTransfer(receipt: RpcReceipt, claim: Omit<TransferClaim, "txHash">): CheckedTransfer {
+/** Whether the platform itself sent the transaction (its sender is one of `platform`, lowercase addresses). */
+export function sentByPlatform(receipt: RpcReceipt, platform: ReadonlySet<string>): boolean {
+  return typeof receipt.from === "string" && platform.has(receipt.from.toLowerCase());
+}
+
+/**
+ * The receipt checks on a receipt already read (also used after our own settlement transactions). With
+ * `senderMismatch`, a transfer that matches all but its sender is PAYMENT_PAYER_MISMATCH instead of
+ * PAYMENT_TRANSFER_NOT_FOUND (a payment bound to its payer, proven by someone else's transfer).
+ */
+export function matchTransfer(receipt: RpcReceipt, claim: Omit<TransferClaim, "txHash">, options: { senderMismatch?: boolean } = {}): CheckedTransfer {
   if (BigInt(receipt.status) !== 1n) throw PaymentErrors.txFailed();
   // Lowercase hex compared as strings: no checksum hashing per log (the bench's proof checks per second).
   const token = getAddress(claim.token).toLowerCase();
   const fromTopic = zeroPadValue(getAddress(claim.from), 32).toLowerCase();
   const toTopic = zeroPadValue(getAddress(claim.to), 32).toLowerCase();
+  let otherSender = false;
   for (const log of receipt.logs) {
     if (typeof log.address !== "string" || log.address.toLowerCase() !== token) continue;
     if (log.topics.length !== 3 || log.topics[0].toLowerCase() !== TRANSFER_TOPIC) continue;
-    if (log.topics[1].toLowerCase() !== fromTopic || log.topics[2].toLowerCase() !== toTopic) continue;
+    if (log.topics[2].toLowerCase() !== toTopic) continue;
     if (!isHexString(log.data, 32) || BigInt(log.data) !== claim.amountRaw) continue;
+    if (log.topics[1].toLowerCase() !== fromTopic) {
+      otherSender = true;
+      continue;
+    }
     return { txHash: receipt.transactionHash.toLowerCase(), blockNumber: Number(BigInt(receipt.blockNumber)), logIndex: Number(BigInt(log.logIndex)) };
   }
-  throw PaymentErrors.transferNotFound();
+  throw otherSender && options.senderMismatch ? PaymentErrors.payerMismatch() : PaymentErrors.transferNotFound();
 }

@@ -19,6 +19,7 @@ export const StreamOrderErrors = {
   accessInvalid: error("STREAM_ORDER_ACCESS_INVALID", "An access item is not a peaq.stream.buyer-access.v1 entry."),
   accessMismatch: error("STREAM_ORDER_ACCESS_MISMATCH", "The access items are not exactly the bought chunks for the order's buyer key."),
   proofRequired: error("STREAM_PAYMENT_PROOF_REQUIRED", "An on-chain payment proof is required."),
+  payerRequired: error("STREAM_PAYER_REQUIRED", "The stream order names no payer address, so no transfer can pay it."),
   txAlreadyUsed: error("PAYMENT_TX_ALREADY_USED", "This transaction already paid another payment."),
   sessionNotFound: error("STREAM_DELIVERY_SESSION_NOT_FOUND", "The delivery session was not found."),
   sessionStateInvalid: error("STREAM_DELIVERY_SESSION_STATE_INVALID", "The delivery session is not in a state that allows this."),

@@ -3,8 +3,10 @@
  * txHash }`), checked with the market payment checker's parts (payments/): the transaction's receipt, read through the
  * chain's payment RPC, must have status 1 and an ERC-20 `Transfer(from, payee, value)` log emitted by the rails'
  * stablecoin (TestStablecoin on the embedded chain), to the configured payee (PAYMENT_PAYEE_ADDRESS), with
- * `value >= price` in 6-decimal units; any sender may pay but the platform itself: a transaction the escrow operator
- * sent, or a transfer out of the escrow contract (an escrow release or refund), is no payment (PAYMENT_TRANSFER_NOT_FOUND). Codes as the market payment proofs' (docs/markets-payments.md):
+ * `value >= price` in 6-decimal units, sent by the order's payer (bound when the order was created): a qualifying
+ * transfer from anyone else is PAYMENT_PAYER_MISMATCH (403). The platform itself never pays: a transaction the escrow
+ * operator or the faucet sent, or a transfer out of the escrow contract (an escrow release or refund), is no payment
+ * (PAYMENT_TRANSFER_NOT_FOUND). Codes as the market payment proofs' (docs/markets-payments.md):
  * PAYMENT_RPC_REQUIRED, PAYMENT_RPC_ERROR, PAYMENT_NOT_MINED, PAYMENT_TX_FAILED, PAYMENT_TRANSFER_NOT_FOUND,
  * PAYMENT_RAIL_UNAVAILABLE (no stablecoin or payee configured). A listing priced in a currency that is not
  * USD-pegged cannot be proven (VALIDATION_ERROR).
@@ -12,7 +14,7 @@
 import { getAddress, isHexString, parseUnits, zeroPadValue } from "ethers";
 import { PaymentErrors } from "../../orders/payments/payment.errors.js";
 import type { PaymentChain } from "../../orders/payments/index.js";
-import { TRANSFER_TOPIC, type RpcReceipt } from "../../orders/payments/transfer.check.js";
+import { sentByPlatform, TRANSFER_TOPIC, type RpcReceipt } from "../../orders/payments/transfer.check.js";
 import { StreamOrderErrors } from "./stream-order.errors.js";
 
 const STABLE_CURRENCIES = ["USD", "USDC", "USDT", "TUSD"];
@@ -54,7 +56,7 @@ export function priceRaw(amount: string, currency: string): bigint {
   }
 }
 
-export async function checkStreamPayment(chain: PaymentChain, proof: PaymentProofInput, minimumRaw: bigint): Promise<CheckedPaymentProof> {
+export async function checkStreamPayment(chain: PaymentChain, proof: PaymentProofInput, minimumRaw: bigint, payer: string): Promise<CheckedPaymentProof> {
   const token = chain.tokenAddress.toLowerCase();
   const payee = chain.payee;
   const rpc = chain.rpcs.forChain(proof.chainId);
@@ -63,13 +65,19 @@ export async function checkStreamPayment(chain: PaymentChain, proof: PaymentProo
   if (BigInt(receipt.status) !== 1n) throw PaymentErrors.txFailed();
   // The platform's own transactions (escrow release or refund, settlements) and transfers out of the escrow pay nothing.
   const own = chain.platformAddresses();
-  if (typeof receipt.from === "string" && own.has(receipt.from.toLowerCase())) throw PaymentErrors.transferNotFound();
+  if (sentByPlatform(receipt, own)) throw PaymentErrors.transferNotFound();
   const toTopic = zeroPadValue(getAddress(payee), 32).toLowerCase();
+  const payerTopic = zeroPadValue(getAddress(payer), 32).toLowerCase();
+  let otherSender = false;
   for (const log of receipt.logs) {
     if (typeof log.address !== "string" || log.address.toLowerCase() !== token) continue;
     if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC || log.topics[2]!.toLowerCase() !== toTopic) continue;
     if (!isHexString(log.data, 32) || BigInt(log.data) < minimumRaw) continue;
     if (own.has(`0x${log.topics[1]!.slice(-40)}`.toLowerCase())) continue;
+    if (log.topics[1]!.toLowerCase() !== payerTopic) {
+      otherSender = true;
+      continue;
+    }
     return {
       chainId: proof.chainId,
       txHash: proof.txHash,
@@ -81,5 +89,5 @@ export async function checkStreamPayment(chain: PaymentChain, proof: PaymentProo
       logIndex: Number(BigInt(log.logIndex)),
     };
   }
-  throw PaymentErrors.transferNotFound();
+  throw otherSender ? PaymentErrors.payerMismatch() : PaymentErrors.transferNotFound();
 }

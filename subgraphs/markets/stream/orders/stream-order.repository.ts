@@ -82,6 +82,7 @@ export function streamOrderView(row: OrderRow) {
     price: { amount: row.priceAmount, currency: row.priceCurrency },
     paymentReference: row.paymentReference,
     paymentProof: (row.paymentProof as Record<string, unknown> | null) ?? null,
+    payerAddress: row.payerAddress,
     paidAt: row.paidAt?.toISOString() ?? null,
     accessPreparedAt: row.accessPreparedAt?.toISOString() ?? null,
     deliveredAt: row.deliveredAt?.toISOString() ?? null,

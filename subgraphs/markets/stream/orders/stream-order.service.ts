@@ -1,14 +1,17 @@
 /**
  * Stream orders, the order-based (older) flow of public notes 3.2 (docs/stream-marketplace.md):
  *
- * - `create`: `{ listingId, buyerId, buyerPublicKeyHex, chunkIds? }` on an active listing of an active machine
- *   (global rule 1) -> `payment_pending`. The key is exactly 32 bytes of hex (X25519), stored lowercase. `chunkIds`
+ * - `create`: `{ listingId, buyerId, buyerPublicKeyHex, chunkIds?, payerAddress? }` on an active listing of an active
+ *   machine (global rule 1) -> `payment_pending`. The order binds its payer: `payerAddress`, else a `buyerId` that is
+ *   an EVM address; with neither, STREAM_PAYER_REQUIRED (unless STREAM_PAYMENT_PROOF_REQUIRED=false, where such an
+ *   order can be paid by a self-reported reference only). The key is exactly 32 bytes of hex (X25519), stored lowercase. `chunkIds`
  *   (optional) is a non-empty subset of the listing's chunks without duplicates, kept in the listing's order; the price
  *   is the listing's price, or `pricePerChunk` x count when the listing has one and a strict subset was chosen.
  * - `pay`: `{ paymentReference, proof? }` -> `paid`, and a `requested` delivery session the seller's agent polls.
  *   The transfer, named by `proof` or by a reference that is its transaction hash, is checked on chain
- *   (stream/orders/stream-order.payment.ts) and its txHash can pay one order only (PAYMENT_TX_ALREADY_USED, also
- *   against stream purchases and market payments). Any other reference is refused (STREAM_PAYMENT_PROOF_REQUIRED)
+ *   (stream/orders/stream-order.payment.ts): it must come from the order's payer (PAYMENT_PAYER_MISMATCH), and the
+ *   transfer is recorded as spent in the same transaction as the payment, so it pays nothing else on the platform
+ *   (PAYMENT_TX_ALREADY_USED; orders/payments/spent.repository.ts). Any other reference is refused (STREAM_PAYMENT_PROOF_REQUIRED)
  *   unless STREAM_PAYMENT_PROOF_REQUIRED=false (development), where it is recorded as given, as in the beta (notes 3).
  *   An order unpaid STREAM_ORDER_PAYMENT_TTL_SECONDS after its creation is expired by this call (or by the lifecycle
  *   job) and refused with STREAM_ORDER_EXPIRED (stream/orders/stream-order.expiry.ts).
@@ -22,7 +25,8 @@ import { recordAuditEvent, type AuditActor } from "../../common/audit.repository
 import type { PaymentChain } from "../../orders/payments/index.js";
 import type { MarketsStore } from "../../common/store.js";
 import { StreamOrderErrors as E } from "./stream-order.errors.js";
-import { isHexString } from "ethers";
+import { getAddress, isAddress, isHexString } from "ethers";
+import { spendTransfer } from "../../orders/payments/spent.repository.js";
 import { checkStreamPayment, priceRaw, proofInput, type CheckedPaymentProof, type PaymentProofInput } from "./stream-order.payment.js";
 import { expireStreamOrder, paymentDueAt } from "./stream-order.expiry.js";
 import { lockStreamOrder, STREAM_ORDER_ID, streamOrderView, transitionStreamOrder, type StreamOrderView } from "./stream-order.repository.js";
@@ -34,6 +38,7 @@ export interface CreateStreamOrder {
   buyerId: string;
   buyerPublicKeyHex: string;
   chunkIds?: string[] | null;
+  payerAddress?: string | null;
 }
 
 export interface PayStreamOrder {
@@ -78,6 +83,9 @@ export class StreamOrderService {
     const buyerPublicKeyHex = input.buyerPublicKeyHex.toLowerCase();
     if (typeof input.listingId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(input.listingId)) throw E.listingNotFound();
     const chosen = input.chunkIds ?? null;
+    const named = input.payerAddress ?? null;
+    if (named !== null && (typeof named !== "string" || !isAddress(named))) throw E.validation();
+    const payerAddress = named !== null ? getAddress(named) : isAddress(buyerId) ? getAddress(buyerId) : null;
     if (chosen !== null && (chosen.length === 0 || chosen.length > MAX_CHUNKS || new Set(chosen).size !== chosen.length)) throw E.validation();
     const now = new Date(this.clock.now());
     return this.store.write(async (tx) => {
@@ -86,6 +94,8 @@ export class StreamOrderService {
       await this.store.requireActiveMachine(tx, listing.machineId);
       if (listing.status !== "active") throw E.listingInactive();
       if (chosen !== null && chosen.some((id) => !listing.chunkIds.includes(id))) throw E.chunkNotInListing();
+      // Without a payer no transfer can pay the order: refused before it is created, not after the buyer has paid.
+      if (payerAddress === null && this.options.proofRequired) throw E.payerRequired();
       const chunkIds = chosen === null ? listing.chunkIds : listing.chunkIds.filter((id) => chosen.includes(id));
       const subset = chunkIds.length < listing.chunkIds.length;
       const priceAmount = subset && listing.pricePerChunk ? multiplyDecimal(listing.pricePerChunk, chunkIds.length) : listing.priceAmount;
@@ -100,6 +110,7 @@ export class StreamOrderService {
           status: "payment_pending",
           priceAmount,
           priceCurrency: listing.priceCurrency,
+          payerAddress,
           createdAt: now,
           updatedAt: now,
         },
@@ -109,7 +120,7 @@ export class StreamOrderService {
         machineId: order.machineId,
         actor: BUYER_ACTOR,
         occurredAt: now,
-        data: { orderId: order.id, listingId: listing.id, buyerId, chunkCount: chunkIds.length, price: { amount: priceAmount, currency: listing.priceCurrency }, after: { status: order.status } },
+        data: { orderId: order.id, listingId: listing.id, buyerId, payerAddress, chunkCount: chunkIds.length, price: { amount: priceAmount, currency: listing.priceCurrency }, after: { status: order.status } },
       });
       return streamOrderView(order);
     });
@@ -164,9 +175,9 @@ export class StreamOrderService {
     const proof = given ?? this.referenceProof(reference);
     let checked: CheckedPaymentProof | null = null;
     if (proof !== null) {
+      if (!before.payerAddress) throw E.payerRequired();
       const minimum = priceRaw(before.price.amount, before.price.currency);
-      await this.store.read((prisma) => assertTxUnused(prisma, proof.txHash));
-      checked = await checkStreamPayment(this.chain, proof, minimum);
+      checked = await checkStreamPayment(this.chain, proof, minimum, before.payerAddress);
     }
     const now = new Date(this.clock.now());
     try {
@@ -175,7 +186,7 @@ export class StreamOrderService {
         await this.store.requireActiveMachine(tx, order.machineId);
         if (order.status === "expired") throw E.orderExpired();
         if (order.status !== "payment_pending") throw E.orderStateInvalid();
-        if (checked) await assertTxUnused(tx, checked.txHash);
+        if (checked) await spendTransfer(tx, checked, "stream_order", order.id, now);
         const after = await transitionStreamOrder(tx, order, "paid", now, {
           paymentReference: reference,
           paymentProof: checked ? (checked as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
@@ -219,13 +230,4 @@ export class StreamOrderService {
       }
     });
   }
-}
-
-/** PAYMENT_TX_ALREADY_USED when the transaction paid a stream order, a stream purchase or a market payment. */
-async function assertTxUnused(db: Pick<Prisma.TransactionClient, "streamOrder" | "streamPurchase" | "marketPayment">, txHash: string): Promise<void> {
-  const used =
-    (await db.streamOrder.findFirst({ where: { paymentTxHash: txHash }, select: { id: true } })) ??
-    (await db.streamPurchase.findFirst({ where: { paymentTxHash: { equals: txHash, mode: "insensitive" } }, select: { id: true } })) ??
-    (await db.marketPayment.findFirst({ where: { txHash: { equals: txHash, mode: "insensitive" } }, select: { id: true } }));
-  if (used) throw E.txAlreadyUsed();
 }

@@ -24,6 +24,8 @@ export class StreamOrder {
   @Field(() => String, N) paymentReference!: string | null;
   @Field(J, { nullable: true, description: "The checked on-chain transfer: chainId, txHash, token, from, to, amountRaw, block, logIndex." })
   paymentProof!: Record<string, unknown> | null;
+  @Field(() => String, { nullable: true, description: "The address whose transfer pays the order, bound at creation (payerAddress, or a buyerId that is an address)." })
+  payerAddress!: string | null;
   @Field(() => String, N) paidAt!: string | null;
   @Field(() => String, N) accessPreparedAt!: string | null;
   @Field(() => String, N) deliveredAt!: string | null;
@@ -72,6 +74,8 @@ export class CreateStreamOrderInput {
   @Field(S) buyerId!: string;
   @Field(S) buyerPublicKeyHex!: string;
   @Field(() => [String], N) chunkIds?: string[] | null;
+  @Field(() => String, { nullable: true, description: "The EVM address the buyer pays from; only its transfer pays the order. Default: buyerId when it is an address." })
+  payerAddress?: string | null;
 }
 
 @InputType({ description: "An on-chain payment proof: the transfer's chain and transaction." })

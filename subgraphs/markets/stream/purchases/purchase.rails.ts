@@ -11,7 +11,7 @@
 import { getAddress, isAddress, isHexString, parseUnits } from "ethers";
 import type { PaymentChain } from "../../orders/payments/index.js";
 import { PaymentErrors } from "../../orders/payments/payment.errors.js";
-import { checkErc20Transfer } from "../../orders/payments/transfer.check.js";
+import { matchTransfer, sentByPlatform, type RpcReceipt } from "../../orders/payments/transfer.check.js";
 import { buildRequirements, parsePaymentPayload, settlePayment, type PaymentRequirements } from "../../orders/payments/x402.js";
 import { MarketsErrors } from "../../common/errors.js";
 import { PurchaseErrors } from "./purchase.errors.js";
@@ -76,12 +76,16 @@ export class PurchaseRails {
     throw MarketsErrors.validation();
   }
 
-  /** The intent of `rail` for the purchase: where and how much to pay. A `destination` given must match ours. */
-  async intent(purchase: PurchaseRow, rail: PurchaseRail, given: JsonObject, payer: unknown): Promise<JsonObject> {
-    if (payer !== undefined && payer !== null && (typeof payer !== "string" || !isAddress(payer))) throw MarketsErrors.validation();
+  /**
+   * The intent of `rail` for the purchase: where and how much to pay. A `destination` given must match ours. The
+   * payer is the purchase's, bound at creation (its pairing's agent); a `payer` naming another address is
+   * PAYMENT_PAYER_MISMATCH.
+   */
+  async intent(purchase: PurchaseRow, rail: PurchaseRail, given: JsonObject, named: unknown): Promise<JsonObject> {
+    const payer = boundPayer(purchase, named);
     const amountRaw = this.amountRaw(purchase);
     const destination = this.destination();
-    const base = { rail, amount: purchase.amount, currency: purchase.currency, amountRaw: amountRaw.toString(), payer: payer ? getAddress(payer as string) : null };
+    const base = { rail, amount: purchase.amount, currency: purchase.currency, amountRaw: amountRaw.toString(), payer };
     if (rail === "transfer") {
       const d = given.destination as JsonObject | undefined;
       if (d !== undefined) {
@@ -106,31 +110,34 @@ export class PurchaseRails {
     return { ...base, x402Version: 1, paymentRequirements };
   }
 
-  /** Transfer proof: `{ transactionHash, chain?, token?, from? }` checked against the receipt. */
-  async transfer(intent: JsonObject, input: JsonObject): Promise<ProvenPayment> {
+  /**
+   * Transfer proof: `{ transactionHash, chain?, token?, from? }` checked against the receipt: the Transfer must come
+   * from the purchase's payer (`from`, if given, must name it; a matching transfer from anyone else is
+   * PAYMENT_PAYER_MISMATCH), and a transaction the platform sent pays nothing (PAYMENT_TRANSFER_NOT_FOUND).
+   */
+  async transfer(purchase: PurchaseRow, intent: JsonObject, input: JsonObject): Promise<ProvenPayment> {
     const hash = input.transactionHash ?? input.txHash;
     if (typeof hash !== "string" || !isHexString(hash, 32)) throw MarketsErrors.validation();
     const destination = intent.destination as { chain: string; chainId: string; token: string; payTo: string };
     const same = (a: unknown, b: string) => a === undefined || (typeof a === "string" && a.toLowerCase() === b.toLowerCase());
     if (!same(input.token, destination.token) || !(same(input.chain, destination.chain) || same(input.chain, destination.chainId))) throw PurchaseErrors.railInvalid();
     const txHash = hash.toLowerCase();
+    const from = boundPayer(purchase, input.from);
     const rpc = this.chain.rpcs.forChain(destination.chainId);
-    let from = input.from ?? intent.payer;
-    if (from === undefined || from === null) {
-      const tx = await rpc.send<{ from: string } | null>("eth_getTransactionByHash", [txHash]);
-      if (!tx) throw PaymentErrors.notMined();
-      from = tx.from;
-    }
-    if (typeof from !== "string" || !isAddress(from)) throw MarketsErrors.validation();
-    const checked = await checkErc20Transfer(rpc, { txHash, token: destination.token, from, to: destination.payTo, amountRaw: BigInt(intent.amountRaw as string) });
-    return { rail: "transfer", transactionHash: checked.txHash, payer: getAddress(from), blockNumber: checked.blockNumber, chainId: destination.chainId, details: { logIndex: checked.logIndex } };
+    const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [txHash]);
+    if (!receipt) throw PaymentErrors.notMined();
+    if (sentByPlatform(receipt, this.chain.platformAddresses())) throw PaymentErrors.transferNotFound();
+    const claim = { token: destination.token, from, to: destination.payTo, amountRaw: BigInt(intent.amountRaw as string) };
+    const checked = matchTransfer(receipt, claim, { senderMismatch: true });
+    return { rail: "transfer", transactionHash: checked.txHash, payer: from, blockNumber: checked.blockNumber, chainId: destination.chainId, details: { logIndex: checked.logIndex } };
   }
 
   /** x402 proof: `{ paymentPayload | paymentSignature }` verified against the requirements, then settled. */
-  async x402(intent: JsonObject, input: JsonObject): Promise<ProvenPayment> {
+  async x402(purchase: PurchaseRow, intent: JsonObject, input: JsonObject): Promise<ProvenPayment> {
     const payload = parsePaymentPayload(input.paymentPayload ?? input.paymentSignature);
     const requirements = intent.paymentRequirements as unknown as PaymentRequirements;
-    if (intent.payer && getAddress(payload.payload.authorization.from) !== intent.payer) throw PaymentErrors.authorizationInvalid();
+    // The authorization spends its `from`: only the purchase's payer may be spent.
+    boundPayer(purchase, payload.payload.authorization.from);
     const settled = await settlePayment(
       { rpc: this.chain.home(), chainId: this.chain.chainId, now: this.nowSeconds(), sender: this.chain.operator() },
       payload,
@@ -145,4 +152,14 @@ export class PurchaseRails {
       details: { nonce: payload.payload.authorization.nonce, logIndex: settled.logIndex },
     };
   }
+}
+
+/** The purchase's payer (bound at creation); `named`, when given, must be that address (PAYMENT_PAYER_MISMATCH). */
+function boundPayer(purchase: PurchaseRow, named: unknown): string {
+  if (!purchase.payerAddress) throw PurchaseErrors.stateInvalid();
+  const payer = getAddress(purchase.payerAddress);
+  if (named === undefined || named === null) return payer;
+  if (typeof named !== "string" || !isAddress(named)) throw MarketsErrors.validation();
+  if (getAddress(named) !== payer) throw PaymentErrors.payerMismatch();
+  return payer;
 }

@@ -10,8 +10,10 @@
  * A proof runs in three steps (as orders/payments/settlement.service.ts): a short transaction authenticates and reads the
  * purchase and its intent; the chain work (receipt check, or x402 verify + settle) runs outside any transaction; one
  * transaction re-locks the purchase, finds it still payment_pending (a retry of the same proof after it was paid
- * answers the purchase as is) and writes paid + the requested delivery session with their audit events. A
- * transaction hash pays one purchase, order or market payment only (PAYMENT_TX_ALREADY_USED). A purchase unpaid
+ * answers the purchase as is) and writes paid + the requested delivery session with their audit events. The purchase
+ * binds its payer when it is created (the pairing's agent address): only that address's transfer or authorization
+ * pays it (PAYMENT_PAYER_MISMATCH). The transfer is recorded as spent in the same transaction as the payment, so it
+ * pays nothing else on the platform (PAYMENT_TX_ALREADY_USED; orders/payments/spent.repository.ts). A purchase unpaid
  * STREAM_PURCHASE_PAYMENT_TTL_SECONDS after its creation is expired by the intent or proof call that finds it due (or
  * by the lifecycle job) and refused with PURCHASE_EXPIRED (stream/purchases/purchase.expiry.ts).
  */
@@ -30,6 +32,8 @@ import { PURCHASE_RAILS, type PurchaseRail, type PurchaseRails } from "./purchas
 import { expirePurchase, purchaseDue } from "./purchase.expiry.js";
 import { lockPurchase, purchaseView, transitionPurchase, type PurchaseRow, type PurchaseView } from "./purchase.repository.js";
 import { jsonObject, newId, type JsonObject } from "../../common/support.js";
+import { spendTransfer } from "../../orders/payments/spent.repository.js";
+import { getAddress } from "ethers";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -98,6 +102,7 @@ export class StreamPurchaseService {
           buyerId,
           buyerPublicKeyHex: publicKeyHex,
           buyerCapabilities: wants.capabilities as never,
+          payerAddress: getAddress(session.pairing.agentAddress),
           chunkIds,
           status: "delivery_reserving",
           amount: priceOf(listing, chunkIds.length),
@@ -196,9 +201,8 @@ export class StreamPurchaseService {
     }
     if (!snapshot.paymentIntent || !snapshot.rail) throw PurchaseErrors.stateInvalid();
     if (railName !== snapshot.rail) throw PurchaseErrors.railInvalid();
-    if (hash) await this.assertUnused(hash);
     const intent = snapshot.paymentIntent as JsonObject;
-    const proven = snapshot.rail === "x402" ? await this.rails.x402(intent, body) : await this.rails.transfer(intent, body);
+    const proven = snapshot.rail === "x402" ? await this.rails.x402(snapshot, intent, body) : await this.rails.transfer(snapshot, intent, body);
     const row = await this.store.write(async (tx) => {
       const purchase = await lockPurchase(tx, purchaseId);
       const actor = await this.buyer(tx, token, purchase);
@@ -207,7 +211,8 @@ export class StreamPurchaseService {
         throw purchase.status === "expired" ? PurchaseErrors.expired() : PurchaseErrors.stateInvalid();
       }
       const now = this.now();
-      await this.assertUnused(proven.transactionHash, tx);
+      const spent = { chainId: proven.chainId, txHash: proven.transactionHash, logIndex: proven.details.logIndex as number };
+      await spendTransfer(tx, spent, "stream_purchase", purchase.id, now);
       const paid = await transitionPurchase(
         tx,
         purchase,
@@ -233,20 +238,6 @@ export class StreamPurchaseService {
     if (!purchaseDue(purchase, now, this.paymentTtlSeconds)) return false;
     await expirePurchase(tx, purchase, now, this.paymentTtlSeconds, "payment");
     return true;
-  }
-
-  /** A transaction that paid another purchase, stream order or market payment: PAYMENT_TX_ALREADY_USED. */
-  private async assertUnused(txHash: string, tx?: MarketsTx): Promise<void> {
-    const check = async (db: MarketsTx) => {
-      const [purchase, order, payment] = await Promise.all([
-        db.streamPurchase.findUnique({ where: { paymentTxHash: txHash } }),
-        db.streamOrder.findUnique({ where: { paymentTxHash: txHash } }),
-        db.marketPayment.findUnique({ where: { txHash } }),
-      ]);
-      if (purchase || order || payment) throw PaymentErrors.txAlreadyUsed();
-    };
-    if (tx) return check(tx);
-    return this.store.read((prisma) => check(prisma as unknown as MarketsTx));
   }
 
   /** Paid: the seller's delivery session for the negotiated transport, `requested`. */
