@@ -13,7 +13,7 @@
 import path from "node:path";
 import { LocalChunkStorage, createBuyerAccess, fromHex } from "../../../../subgraphs/markets/stream/index.js";
 import {
-  P2P_ENCODING, P2P_PROTOCOL, P2pError, startDeliveryServer, startLibp2pDeliveryServer, type ChunkRequestFrame, type DeliveryGrant, type DeliveryServerOptions,
+  P2P_ENCODING, P2P_PROTOCOL, P2pError, createDeliveryHandler, startDeliveryServer, startLibp2pDeliveryServer, type ChunkRequestFrame, type DeliveryGrant, type DeliveryServerOptions,
 } from "../../../../subgraphs/markets/stream/p2p/index.js";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { CliError, UsageError, parseOptions, printResult, progress } from "../../command.js";
@@ -146,9 +146,11 @@ export async function serveCommand(args: string[]): Promise<void> {
       },
     };
     const host = o["p2p-host"] ?? "127.0.0.1";
-    const tcp = await startDeliveryServer(options, { host, port: Number(o["p2p-port"] ?? 0) });
+    // One handler for both transports: one connection cap (STREAM_P2P_MAX_CONNECTIONS) over TCP connections and libp2p streams.
+    const handler = createDeliveryHandler(options);
+    const tcp = await startDeliveryServer(options, { host, port: Number(o["p2p-port"] ?? 0) }, handler);
     servers.push(tcp);
-    const libp2p = await startLibp2pDeliveryServer(options, { host, port: Number(o["libp2p-port"] ?? 0) });
+    const libp2p = await startLibp2pDeliveryServer(options, { host, port: Number(o["libp2p-port"] ?? 0) }, handler);
     servers.push(libp2p);
     const address = `${tcp.host}:${tcp.port}`;
     const capability = { version: "1", features: ["resume"], protocols: [P2P_PROTOCOL], encoding: P2P_ENCODING };

@@ -17,7 +17,7 @@ import { createLibp2p, type Libp2p } from "libp2p";
 import { P2pError } from "./errors.js";
 import { P2P_PROTOCOL } from "./frames.js";
 import type { DeliveryLimits } from "./limits.js";
-import { createDeliveryHandler, type DeliveryServerOptions } from "./server.js";
+import { createDeliveryHandler, type DeliveryHandler, type DeliveryServerOptions } from "./server.js";
 import type { Connection } from "./wire.js";
 
 type Libp2pStream = Awaited<ReturnType<Libp2p["dialProtocol"]>>;
@@ -211,10 +211,14 @@ export interface Libp2pDeliveryServer {
 
 /**
  * The delivery server of transport `libp2p`: every inbound stream of the chunk protocol is one delivery connection of
- * the shared handler (server.ts), under the same connection cap and bounds as the `tcp` server.
+ * the delivery handler (server.ts): the same bounds as the `tcp` server, and its connection cap when both share one
+ * handler (`cli stream serve`).
  */
-export async function startLibp2pDeliveryServer(options: DeliveryServerOptions, listen: { host?: string; port?: number } = {}): Promise<Libp2pDeliveryServer> {
-  const handler = createDeliveryHandler(options);
+export async function startLibp2pDeliveryServer(
+  options: DeliveryServerOptions,
+  listen: { host?: string; port?: number } = {},
+  handler: DeliveryHandler = createDeliveryHandler(options),
+): Promise<Libp2pDeliveryServer> {
   const node = await startLibp2pNode({ listen: { host: listen.host ?? "127.0.0.1", port: listen.port ?? 0 } });
   // Above the cap a stream is still taken, to be answered SELLER_BUSY like a TCP connection.
   await node.handle(P2P_PROTOCOL, ({ stream }) => handler.accept(new StreamConnection(stream)), { maxInboundStreams: handler.limits.maxConnections + 8 });

@@ -122,9 +122,12 @@ export function createDeliveryHandler(options: DeliveryServerOptions): DeliveryH
   };
 }
 
-/** The delivery server of transport `tcp` (node:net). */
-export async function startDeliveryServer(options: DeliveryServerOptions, listen: { host?: string; port?: number } = {}): Promise<DeliveryServer> {
-  const handler = createDeliveryHandler(options);
+/** The delivery server of transport `tcp` (node:net); `handler` is shared with another transport's server to share its cap. */
+export async function startDeliveryServer(
+  options: DeliveryServerOptions,
+  listen: { host?: string; port?: number } = {},
+  handler: DeliveryHandler = createDeliveryHandler(options),
+): Promise<DeliveryServer> {
   // pauseOnConnect: nothing is read from a connection until its reader asks for a frame (a refused one is never read).
   const server: Server = createServer({ pauseOnConnect: true }, (socket) => handler.accept(socket));
   server.listen(listen.port ?? 0, listen.host ?? "127.0.0.1");
