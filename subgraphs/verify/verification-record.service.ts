@@ -55,14 +55,30 @@ export class VerificationRecordService {
     return record;
   }
 
-  /** True when the machine registry knows the ID (any home chain, deactivated or not). */
-  async exists(machineIdText: string): Promise<boolean> {
+  /**
+   * True when any subgraph knows the ID: the machine registry (verify's records, the 2.0 ratings deployment, and the
+   * markets bindings, which are made only for machines of the machine registry) or the identity registry (the 1.0
+   * ratings deployment), in any status. This is what lets `Query.machine` hand the other subgraphs an entity
+   * reference for a machine verify itself has no record of.
+   */
+  async known(machineIdText: string): Promise<boolean> {
     const machineId = parseMachineId(machineIdText);
     if (machineId === null) throw READ_ERRORS.invalidMachineId();
     try {
-      return (await this.chain.getMachine(machineId)) !== null;
+      if ((await this.chain.getMachine(machineId)) !== null) return true;
+      return await this.chain.identityMachineExists(machineId);
     } catch (error) {
       if (error instanceof ChainUnavailableError) throw READ_ERRORS.unavailable();
+      throw error;
+    }
+  }
+
+  /** The record, or null when the machine registry has no such ID (a machine only another subgraph knows). */
+  async recordOrNull(machineIdText: string): Promise<MachineVerificationRecord | null> {
+    try {
+      return await this.record(machineIdText);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === "MACHINE_NOT_FOUND") return null;
       throw error;
     }
   }

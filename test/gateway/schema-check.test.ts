@@ -15,14 +15,15 @@ const project = process.cwd();
 const FILES = ["subgraphs/verify/schema.graphql", "subgraphs/ratings/schema.graphql", "subgraphs/markets/schema.graphql", "gateway/supergraph.graphql"];
 const VERIFY = "subgraphs/verify/schema.graphql";
 const SUPERGRAPH = "gateway/supergraph.graphql";
-const MACHINE_FIELD = '  """\n  A machine by its decimal ID, for reading across subgraphs; null when the registry has no such ID.\n  """\n  machine(machineId: String!): Machine\n';
+const MACHINE_FIELD = /  """\n  A machine by its decimal ID, for reading across subgraphs[^\n]*\n  """\n  machine\(machineId: String!\): Machine\n/;
 
 let repo: string;
 const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
-const edit = (file: string, from: string, to: string) => {
+const edit = (file: string, from: string | RegExp, to: string) => {
   const target = path.join(repo, file);
   const text = readFileSync(target, "utf8");
-  expect(text).toContain(from);
+  if (typeof from === "string") expect(text).toContain(from);
+  else expect(text).toMatch(from);
   writeFileSync(target, text.replace(from, to));
 };
 

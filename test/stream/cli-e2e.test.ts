@@ -76,22 +76,31 @@ describe("cli stream: publish, verify, buy", () => {
     expect(serve.lines).toContainEqual(expect.objectContaining({ step: "prepare-access", orderId: steps[1].orderId, chunks: 6 }));
   });
 
-  it("buy (purchase flow): paired agent, delivered peer to peer from the seller's agent", async () => {
+  it("buy (purchase flow): every transport GET /delivery-transports offers delivers peer to peer from the seller's agent", async () => {
     // The buying agent acts for a machine of its own.
     const buyerMachine = await bindMachine(p, p.machine("active", 1));
     const paired = await runCli(p, ["market", "pair", "--machine", buyerMachine.id, "--api", p.markets]);
     expect(paired.code, paired.stderr).toBe(0);
     const { pairingToken } = lines(paired.stdout)[0];
-    const out = path.join(work, "bought-purchase");
-    const run = await cli(["buy", listingId, "--flow", "purchase", "--token", pairingToken, "--out", out, "--buyer-key", path.join(work, "buyer2.json"), "--wait", "60"]);
-    expect(run.code, run.stderr).toBe(0);
-    const steps = lines(run.stdout);
-    expect(steps.map((s) => s.step)).toEqual(["verify", "purchase", "transfer", "pay", "download", "decrypt"]);
-    expect(steps[1]).toMatchObject({ status: "payment_pending", transportId: "tcp" });
-    expect(await sameFiles(out, originals)).toBe(true);
-    const purchase = await prismaOf(p).streamPurchase.findUniqueOrThrow({ where: { id: steps[1].purchaseId } });
-    expect(purchase.status).toBe("completed");
-    expect(await serve.line((l) => l.step === "delivered" && l.purchaseId === steps[1].purchaseId)).toBeTruthy();
+    const { items } = expectOk(await api(p, "GET", "/delivery-transports"));
+    const offered: string[] = items.map((t: { transportId: string }) => t.transportId);
+    expect(offered.sort()).toEqual(["libp2p", "tcp"]);
+    // The seller's agent announced every offered transport.
+    const announced = await serve.line((l) => l.step === "serve");
+    expect(announced.transports.sort()).toEqual(offered);
+    for (const transport of offered) {
+      const out = path.join(work, `bought-purchase-${transport}`);
+      const run = await cli(["buy", listingId, "--flow", "purchase", "--transport", transport, "--token", pairingToken, "--out", out, "--buyer-key", path.join(work, `buyer-${transport}.json`), "--wait", "60"]);
+      expect(run.code, run.stderr).toBe(0);
+      const steps = lines(run.stdout);
+      expect(steps.map((s) => s.step)).toEqual(["verify", "purchase", "transfer", "pay", "download", "decrypt"]);
+      expect(steps[1]).toMatchObject({ status: "payment_pending", transportId: transport });
+      expect(steps[4]).toMatchObject({ step: "download", transport });
+      expect(await sameFiles(out, originals)).toBe(true);
+      const purchase = await prismaOf(p).streamPurchase.findUniqueOrThrow({ where: { id: steps[1].purchaseId } });
+      expect(purchase.status).toBe("completed");
+      expect(await serve.line((l) => l.step === "delivered" && l.purchaseId === steps[1].purchaseId)).toMatchObject({ transportId: transport });
+    }
   });
 });
 

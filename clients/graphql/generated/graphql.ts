@@ -466,6 +466,7 @@ export type Machine = {
   profile?: Maybe<MachineProfile>;
   /** MCR scorecard. */
   rating?: Maybe<McrScorecard>;
+  /** The verification record; null when the machine registry has no such ID (a 1.0-only machine). */
   verification?: Maybe<MachineVerificationRecord>;
 };
 
@@ -1976,7 +1977,7 @@ export type Query = {
   deliveryTransports: Array<Scalars['JSONObject']['output']>;
   /** GET /health */
   health: HealthReport;
-  /** A machine by its decimal ID, for reading across subgraphs; null when the registry has no such ID. */
+  /** A machine by its decimal ID, for reading across subgraphs: answers for every machine the machine registry or the identity registry knows, each field null where its subgraph has nothing; null when no subgraph knows the ID. */
   machine?: Maybe<Machine>;
   /** GET /machines/{machineId}/agents. */
   machineAgents: MachineAgentPage;

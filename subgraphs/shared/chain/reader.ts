@@ -149,6 +149,11 @@ export class ChainReader implements ChainReads {
     return this.cachedView("IdentityRegistry", "machineIdOf", [address], "machineIdOf", ([id]) => (id === 0n ? null : (id as bigint)));
   }
 
+  async identityMachineExists(machineId: bigint): Promise<boolean> {
+    if (!this.options.addresses.IdentityRegistry) return false;
+    return this.cachedView("IdentityRegistry", "machineExists", [machineId], "identityExists", ([exists]) => exists as boolean);
+  }
+
   async chipStatus(machineId: bigint): Promise<AttestationStatus> {
     return this.cachedView("AttestationRegistry", "chipStatus", [machineId], "status", ([code]) => toStatus(code));
   }

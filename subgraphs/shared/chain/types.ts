@@ -67,6 +67,11 @@ export interface ChainReads {
    * address is no registered machine's.
    */
   machineIdOfAddress(address: string): Promise<bigint | null>;
+  /**
+   * Whether the identity registry (the 1.0 registry) has a machine with this ID, in any status; false when no identity
+   * registry is configured.
+   */
+  identityMachineExists(machineId: bigint): Promise<boolean>;
   chipStatus(machineId: bigint): Promise<AttestationStatus>;
   kybStatus(operator: string): Promise<AttestationStatus>;
   /** The chip attestation with this UID, or null when the UID names none (or names a KYB attestation). */

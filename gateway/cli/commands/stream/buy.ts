@@ -23,10 +23,11 @@ import { verifyListing, type VerifiedListing } from "./verify.js";
 import { buyByPurchase } from "./buy-purchase.js";
 
 export const BUY_USAGE = `Usage: cli stream buy <listingId> --out <dir> [--buyer-id ID] [--buyer-key <file>] [--flow order|purchase]
-                      [--wait 120] [--token <pairingToken>] [--api http://127.0.0.1:<MARKETS_PORT>]
+                      [--wait 120] [--token <pairingToken>] [--transport libp2p|tcp] [--api http://127.0.0.1:<MARKETS_PORT>]
 Verifies the listing, orders it, pays the stablecoin price on the chain (demo payment agent of demo.json, or
 STREAM_BUYER_PRIVATE_KEY), waits for the seller to prepare access, downloads, checks and decrypts into <dir>.
---flow purchase: the purchase flow (pairing token in --token or MARKET_PAIRING_TOKEN), delivered peer to peer.`;
+--flow purchase: the purchase flow (pairing token in --token or MARKET_PAIRING_TOKEN), delivered peer to peer over
+the transport preferred with --transport (default libp2p; tcp when the seller announces only that).`;
 
 export interface BuyContext {
   api: StreamApi;
@@ -35,6 +36,8 @@ export interface BuyContext {
   outDir: string;
   waitMs: number;
   token?: string;
+  /** The purchase flow's preferred delivery transport. */
+  transport: "libp2p" | "tcp";
 }
 
 /** The wallet that pays an order: STREAM_BUYER_PRIVATE_KEY, else the first funded demo payment agent. */
@@ -123,7 +126,7 @@ export async function buyCommand(args: string[]): Promise<void> {
   if (listingId === undefined || listingId.startsWith("--")) throw new UsageError(`missing <listingId>\n\n${BUY_USAGE}`);
   const o = parseOptions(
     rest,
-    { out: { type: "string" }, "buyer-id": { type: "string" }, "buyer-key": { type: "string" }, flow: { type: "string" }, wait: { type: "string" }, token: { type: "string" }, api: { type: "string" } },
+    { out: { type: "string" }, "buyer-id": { type: "string" }, "buyer-key": { type: "string" }, flow: { type: "string" }, wait: { type: "string" }, token: { type: "string" }, transport: { type: "string" }, api: { type: "string" } },
     BUY_USAGE,
   );
   if (!o) return;
@@ -132,11 +135,13 @@ export async function buyCommand(args: string[]): Promise<void> {
   if (flow !== "order" && flow !== "purchase") throw new UsageError(`--flow is order or purchase\n\n${BUY_USAGE}`);
   const waitMs = 1000 * Number(o.wait ?? 120);
   if (!Number.isFinite(waitMs) || waitMs < 0) throw new UsageError(`--wait is seconds\n\n${BUY_USAGE}`);
+  const transport = o.transport ?? "libp2p";
+  if (transport !== "libp2p" && transport !== "tcp") throw new UsageError(`--transport is libp2p or tcp\n\n${BUY_USAGE}`);
   const api = new StreamApi(apiBase(o.api));
   const verified = await verifyListing(api, listingId);
   printResult({ step: "verify", listingId, chunks: verified.manifests.length, verified: true });
   const buyer = await loadBuyer(o["buyer-key"], o["buyer-id"]);
-  const context: BuyContext = { api, verified, buyer, outDir: path.resolve(o.out), waitMs, token: o.token ?? process.env.MARKET_PAIRING_TOKEN };
+  const context: BuyContext = { api, verified, buyer, outDir: path.resolve(o.out), waitMs, token: o.token ?? process.env.MARKET_PAIRING_TOKEN, transport };
   if (flow === "purchase") await buyByPurchase(context);
   else await buyByOrder(context);
 }

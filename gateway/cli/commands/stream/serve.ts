@@ -4,24 +4,27 @@
  *   re-wraps the bought chunks' keys to the buyer's X25519 key (formats library createBuyerAccess: opens the machine's
  *   own sealed key, checks it against the signed commitment, seals it to the buyer) and posts them
  *   (POST /stream/orders/:orderId/prepare-access, or POST /purchases/:purchaseId/prepare-access);
- * - unless --no-p2p, runs the peer-to-peer delivery server (plain TCP, p2p/server.ts) over the seller's own chunk
- *   store (written by `stream publish`), announces it (PUT /machines/:machineId/delivery-capabilities, transport
- *   `tcp`) and checks every buyer's connect handoff with the platform (POST /stream/delivery-sessions/handoff/verify)
- *   before sending a byte.
+ * - unless --no-p2p, runs the peer-to-peer delivery server over the seller's own chunk store (written by
+ *   `stream publish`) on both transports, `libp2p` (TCP + Noise + Yamux, p2p/libp2p.ts) and plain `tcp`
+ *   (p2p/server.ts), announces them (PUT /machines/:machineId/delivery-capabilities) and checks every buyer's connect
+ *   handoff with the platform (POST /stream/delivery-sessions/handoff/verify) before sending a byte.
  * One JSON line per prepared session and per delivery; --once does one poll round and exits (no p2p).
  */
 import path from "node:path";
 import { LocalChunkStorage, createBuyerAccess, fromHex } from "../../../../subgraphs/markets/stream/index.js";
-import { P2P_ENCODING, P2P_PROTOCOL, P2pError, startDeliveryServer, type ChunkRequestFrame, type DeliveryGrant } from "../../../../subgraphs/markets/stream/p2p/index.js";
+import {
+  P2P_ENCODING, P2P_PROTOCOL, P2pError, createDeliveryHandler, startDeliveryServer, startLibp2pDeliveryServer, type ChunkRequestFrame, type DeliveryGrant, type DeliveryServerOptions,
+} from "../../../../subgraphs/markets/stream/p2p/index.js";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { CliError, UsageError, parseOptions, printResult, progress } from "../../command.js";
 import { StreamApi, agentBody, agentHeaders, apiBase, loadSeller, type Seller } from "./api.js";
 import { verifyListing } from "./verify.js";
 
 export const SERVE_USAGE = `Usage: cli stream serve [--seller <file>] [--once] [--interval 1] [--no-p2p] [--p2p-host 127.0.0.1] [--p2p-port 0]
-                        [--api http://127.0.0.1:<MARKETS_PORT>]
+                        [--libp2p-port 0] [--api http://127.0.0.1:<MARKETS_PORT>]
 The seller's agent: prepares buyers' access for paid orders and purchases (keys re-wrapped to the buyer) and serves
-purchases peer to peer (TCP, frames of /peaqos/stream/chunk/1.0.0) after checking each buyer's connect handoff.`;
+purchases peer to peer (frames of /peaqos/stream/chunk/1.0.0 over libp2p on --libp2p-port and over plain TCP on
+--p2p-port) after checking each buyer's connect handoff.`;
 
 /** The seller's own copy of its ciphertext, which its delivery server reads: <DATA_DIR>/stream-seller-store. */
 export const sellerStore = () => new LocalChunkStorage(path.join(loadConfig().dataDir, "stream-seller-store"));
@@ -113,7 +116,7 @@ function authorizer(api: StreamApi, seller: Seller) {
 export async function serveCommand(args: string[]): Promise<void> {
   const o = parseOptions(
     args,
-    { seller: { type: "string" }, once: { type: "boolean" }, interval: { type: "string" }, "no-p2p": { type: "boolean" }, "p2p-host": { type: "string" }, "p2p-port": { type: "string" }, api: { type: "string" } },
+    { seller: { type: "string" }, once: { type: "boolean" }, interval: { type: "string" }, "no-p2p": { type: "boolean" }, "p2p-host": { type: "string" }, "p2p-port": { type: "string" }, "libp2p-port": { type: "string" }, api: { type: "string" } },
     SERVE_USAGE,
   );
   if (!o) return;
@@ -129,31 +132,39 @@ export async function serveCommand(args: string[]): Promise<void> {
   const onSignal = () => void (stop = true);
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
-  let server: Awaited<ReturnType<typeof startDeliveryServer>> | null = null;
+  const servers: Array<{ close(): Promise<void> }> = [];
   if (!o["no-p2p"]) {
-    server = await startDeliveryServer(
-      {
-        storage: [sellerStore()],
-        authorize: authorizer(api, seller),
-        onAck: (ack) => printResult({ step: "delivered", purchaseId: ack.purchaseId, deliverySessionId: ack.deliverySessionId, buyerId: ack.buyerId }),
-        log: (line, fields) => progress(`${line} ${JSON.stringify(fields ?? {})}`),
-        limits: loadConfig().streamP2p,
-        // Refusals and cut connections (cap, request size or deadline, a buyer that stopped reading), for the operator.
-        onClosed: (report) => {
-          if (report.outcome !== "delivered" && report.outcome !== "closed") progress(`serve: p2p connection ${report.outcome} ${JSON.stringify(report)}`);
-        },
+    const options: DeliveryServerOptions = {
+      storage: [sellerStore()],
+      authorize: authorizer(api, seller),
+      onAck: (ack) => printResult({ step: "delivered", purchaseId: ack.purchaseId, deliverySessionId: ack.deliverySessionId, buyerId: ack.buyerId, transportId: ack.transportId }),
+      log: (line, fields) => progress(`${line} ${JSON.stringify(fields ?? {})}`),
+      limits: loadConfig().streamP2p,
+      // Refusals and cut connections (cap, request size or deadline, a buyer that stopped reading), for the operator.
+      onClosed: (report) => {
+        if (report.outcome !== "delivered" && report.outcome !== "closed") progress(`serve: p2p connection ${report.outcome} ${JSON.stringify(report)}`);
       },
-      { host: o["p2p-host"] ?? "127.0.0.1", port: Number(o["p2p-port"] ?? 0) },
-    );
-    const address = `${server.host}:${server.port}`;
+    };
+    const host = o["p2p-host"] ?? "127.0.0.1";
+    // One handler for both transports: one connection cap (STREAM_P2P_MAX_CONNECTIONS) over TCP connections and libp2p streams.
+    const handler = createDeliveryHandler(options);
+    const tcp = await startDeliveryServer(options, { host, port: Number(o["p2p-port"] ?? 0) }, handler);
+    servers.push(tcp);
+    const libp2p = await startLibp2pDeliveryServer(options, { host, port: Number(o["libp2p-port"] ?? 0) }, handler);
+    servers.push(libp2p);
+    const address = `${tcp.host}:${tcp.port}`;
+    const capability = { version: "1", features: ["resume"], protocols: [P2P_PROTOCOL], encoding: P2P_ENCODING };
     await api
       .call("PUT", `/machines/${seller.data.machineId}/delivery-capabilities`, {
         ...agentBody(seller),
-        capabilities: [{ transportId: "tcp", version: "1", features: ["resume"], protocols: [P2P_PROTOCOL], encoding: P2P_ENCODING, params: { addresses: [address] } }],
+        capabilities: [
+          { transportId: "libp2p", ...capability, params: { addresses: libp2p.addresses.slice(0, 8), peerId: libp2p.peerId } },
+          { transportId: "tcp", ...capability, params: { addresses: [address] } },
+        ],
         resourceTypes: ["stream.listing"],
       })
       .catch((error: Error) => progress(`serve: delivery capabilities not announced: ${error.message}`));
-    printResult({ step: "serve", p2p: address, transportId: "tcp", protocol: P2P_PROTOCOL });
+    printResult({ step: "serve", p2p: address, libp2p: libp2p.addresses, peerId: libp2p.peerId, transports: ["libp2p", "tcp"], protocol: P2P_PROTOCOL });
   } else {
     printResult({ step: "serve", p2p: null });
   }
@@ -161,5 +172,5 @@ export async function serveCommand(args: string[]): Promise<void> {
     await pollOnce(api, seller).catch((error: Error) => progress(`serve: poll failed: ${error.message}`));
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
-  await server?.close();
+  for (const server of servers) await server.close();
 }

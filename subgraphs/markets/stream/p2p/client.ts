@@ -14,11 +14,14 @@ import { readFrames } from "./decoder.js";
 import { P2pError } from "./errors.js";
 import { MAX_FRAME_BYTES, P2P_ENCODING, P2P_PROTOCOL, type ChunkRequestFrame, type Frame } from "./frames.js";
 import { REQUEST_FRAME_MAX_BYTES } from "./limits.js";
-import { closeGracefully, writeFrame } from "./wire.js";
+import { closeGracefully, writeFrame, type Connection } from "./wire.js";
 
 export interface DownloadOptions {
-  host: string;
-  port: number;
+  /** The seller's `tcp` address; unused when `connect` is given. */
+  host?: string;
+  port?: number;
+  /** Opens one connection of another transport (libp2p.ts: a libp2p stream); default a TCP connection to host:port. */
+  connect?(): Promise<Connection>;
   purchaseId: string;
   deliverySessionId: string;
   buyerId: string;
@@ -135,7 +138,9 @@ function requestBatches(options: DownloadOptions, ids: string[], resume: Record<
 async function fetchBatch(options: DownloadOptions, files: ChunkFiles, wanted: Map<string, ChunkManifest>, result: DownloadResult, progress: { done: number; total: number }): Promise<void> {
   const requestId = `req_${randomUUID()}`;
   const resumeOffsets = Object.fromEntries([...wanted.keys()].filter((id) => result.resumedFrom[id] !== undefined).map((id) => [id, result.resumedFrom[id]]));
-  const socket = await connectTo(options.host, options.port, options.connectTimeoutMs ?? 10_000);
+  const socket: Connection = options.connect
+    ? await options.connect()
+    : await connectTo(options.host ?? "127.0.0.1", options.port ?? 0, options.connectTimeoutMs ?? 10_000);
   socket.on("error", () => undefined);
   let writer: ChunkWriter | null = null;
   try {

@@ -4,9 +4,9 @@
  * buffer (one read from the kernel, then reading stops) and in the kernel. A length prefix over the limit is refused
  * before any of its body is taken; after a bad frame nothing more is taken.
  */
-import type { Socket } from "node:net";
 import { FrameDecoder } from "./decoder.js";
 import type { Frame } from "./frames.js";
+import type { Connection } from "./wire.js";
 
 export class FrameReader {
   private readonly decoder: FrameDecoder;
@@ -16,7 +16,7 @@ export class FrameReader {
   private waiter: { resolve(frame: Frame | null): void; reject(error: unknown): void } | null = null;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly socket: Connection,
     maxFrameBytes: number,
   ) {
     this.decoder = new FrameDecoder(maxFrameBytes);

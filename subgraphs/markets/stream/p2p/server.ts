@@ -1,6 +1,6 @@
 /**
- * The seller's delivery server: plain TCP (node:net) carrying the frames of frames.ts (docs/stream-marketplace.md
- * "Peer-to-peer delivery" says why not libp2p). Per connection: one `chunk.request`, checked by `authorize` (the
+ * The seller's delivery server, the same over both transports: plain TCP (node:net, here) and libp2p streams
+ * (libp2p.ts), each carrying the frames of frames.ts (docs/stream-marketplace.md "Peer-to-peer delivery"). Per connection: one `chunk.request`, checked by `authorize` (the
  * connect handoff, the purchase, the buyer) before any byte is sent; then per requested chunk its `chunk.manifest`,
  * its ciphertext from the storage driver from the request's resume offset on, in `chunk.data` frames of at most
  * `dataFrameBytes` (streamed: never a whole chunk in memory, socket backpressure respected), and `chunk.end`; then
@@ -8,14 +8,14 @@
  * Every phase is bounded (limits.ts): a connection cap, a small request read within a deadline from the connection's
  * start, progress while sending, a deadline for the ack.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { createServer, type AddressInfo, type Server } from "node:net";
 import { driverFor, type ChunkStorageDriver } from "../storage/driver.js";
 import type { ChunkManifest } from "../manifest.js";
 import { P2pError } from "./errors.js";
 import { DEFAULT_DATA_FRAME_BYTES, MAX_FRAME_BYTES, encodeFrame, type ChunkRequestFrame, type DeliveryAckFrame, type Frame } from "./frames.js";
 import { DEFAULT_DELIVERY_LIMITS, PROGRESS_SLICE_BYTES, REFUSAL_GRACE_MS, withDeadline, type DeliveryLimits } from "./limits.js";
 import { FrameReader } from "./reader.js";
-import { closeGracefully, writeWithProgress } from "./wire.js";
+import { closeGracefully, writeWithProgress, type Connection } from "./wire.js";
 
 /** What a checked request may receive. */
 export interface DeliveryGrant {
@@ -72,7 +72,7 @@ function checkLimits(limits: DeliveryLimits): DeliveryLimits {
 }
 
 /** Sends `delivery.error` without waiting on a buyer that may not read, then ends the connection (cut after a grace). */
-function refuse(socket: Socket, requestId: string, code: string, message: string): void {
+function refuse(socket: Connection, requestId: string, code: string, message: string): void {
   socket.pause();
   if (socket.destroyed || !socket.writable) return;
   const id = /^[A-Za-z0-9._:@/+=-]{1,200}$/.test(requestId) ? requestId : "unknown";
@@ -80,28 +80,56 @@ function refuse(socket: Socket, requestId: string, code: string, message: string
   void closeGracefully(socket, REFUSAL_GRACE_MS);
 }
 
-export async function startDeliveryServer(options: DeliveryServerOptions, listen: { host?: string; port?: number } = {}): Promise<DeliveryServer> {
+/** Serves the delivery on connections of any transport (a TCP socket, a libp2p stream), under one connection cap. */
+export interface DeliveryHandler {
+  limits: DeliveryLimits;
+  readonly connections: number;
+  /** Serves one new connection (or refuses it SELLER_BUSY at the cap, without reading a byte of it). */
+  accept(socket: Connection): void;
+  /** Cuts every open connection. */
+  closeAll(): void;
+}
+
+export function createDeliveryHandler(options: DeliveryServerOptions): DeliveryHandler {
   const limits = checkLimits({ ...DEFAULT_DELIVERY_LIMITS, ...options.limits });
-  const sockets = new Set<Socket>();
+  const sockets = new Set<Connection>();
   let active = 0;
+  return {
+    limits,
+    get connections() {
+      return active;
+    },
+    accept(socket) {
+      const started = Date.now();
+      const state: Outcome = { outcome: "closed", requestId: null };
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.once("close", () => {
+        sockets.delete(socket);
+        options.onClosed?.({ ...state, bytesRead: socket.bytesRead, bytesWritten: socket.bytesWritten, ms: Date.now() - started });
+      });
+      if (active >= limits.maxConnections) {
+        state.outcome = "SELLER_BUSY";
+        return refuse(socket, "unknown", "SELLER_BUSY", `the seller serves at most ${limits.maxConnections} connections at once; try again later`);
+      }
+      active += 1;
+      socket.once("close", () => void (active -= 1));
+      void serveConnection(socket, options, limits, started, state);
+    },
+    closeAll() {
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+/** The delivery server of transport `tcp` (node:net); `handler` is shared with another transport's server to share its cap. */
+export async function startDeliveryServer(
+  options: DeliveryServerOptions,
+  listen: { host?: string; port?: number } = {},
+  handler: DeliveryHandler = createDeliveryHandler(options),
+): Promise<DeliveryServer> {
   // pauseOnConnect: nothing is read from a connection until its reader asks for a frame (a refused one is never read).
-  const server: Server = createServer({ pauseOnConnect: true }, (socket) => {
-    const started = Date.now();
-    const state: Outcome = { outcome: "closed", requestId: null };
-    sockets.add(socket);
-    socket.on("error", () => undefined);
-    socket.once("close", () => {
-      sockets.delete(socket);
-      options.onClosed?.({ ...state, bytesRead: socket.bytesRead, bytesWritten: socket.bytesWritten, ms: Date.now() - started });
-    });
-    if (active >= limits.maxConnections) {
-      state.outcome = "SELLER_BUSY";
-      return refuse(socket, "unknown", "SELLER_BUSY", `the seller serves at most ${limits.maxConnections} connections at once; try again later`);
-    }
-    active += 1;
-    socket.once("close", () => void (active -= 1));
-    void serveConnection(socket, options, limits, started, state);
-  });
+  const server: Server = createServer({ pauseOnConnect: true }, (socket) => handler.accept(socket));
   server.listen(listen.port ?? 0, listen.host ?? "127.0.0.1");
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -111,13 +139,13 @@ export async function startDeliveryServer(options: DeliveryServerOptions, listen
   return {
     host: address.address,
     port: address.port,
-    limits,
+    limits: handler.limits,
     get connections() {
-      return active;
+      return handler.connections;
     },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
+        handler.closeAll();
         server.close(() => resolve());
       }),
   };
@@ -131,7 +159,7 @@ interface Outcome {
 /** The buyer stopped taking bytes while data was sent. */
 class Stalled extends Error {}
 
-async function serveConnection(socket: Socket, options: DeliveryServerOptions, limits: DeliveryLimits, started: number, state: Outcome): Promise<void> {
+async function serveConnection(socket: Connection, options: DeliveryServerOptions, limits: DeliveryLimits, started: number, state: Outcome): Promise<void> {
   const reader = new FrameReader(socket, limits.maxRequestBytes);
   try {
     const remaining = limits.requestTimeoutMs - (Date.now() - started);
