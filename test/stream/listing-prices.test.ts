@@ -12,6 +12,9 @@ import {
 } from "./helpers.js";
 import { buyerCall, createMarket, purchaseBody, type Market } from "./purchases-helpers.js";
 
+/** The address a stream order names as its payer (the orders here are priced, not paid). */
+const PAYER = `0x${"b0".repeat(20)}`;
+
 let p: MarketsPlatform;
 let m: Market;
 let seller: StreamSeller;
@@ -74,7 +77,7 @@ describe("pricePerChunk", () => {
 
   it("a stream order for a subset pays per chunk; the whole listing pays the price", async () => {
     const order = (ids?: string[]) =>
-      api(p, "POST", "/stream/orders", { listingId, buyerId: "buyer-prices", buyerPublicKeyHex: m.buyer.publicKeyHex, ...(ids ? { chunkIds: ids } : {}) });
+      api(p, "POST", "/stream/orders", { listingId, buyerId: "buyer-prices", buyerPublicKeyHex: m.buyer.publicKeyHex, payerAddress: PAYER, ...(ids ? { chunkIds: ids } : {}) });
     expect(expectOk(await order([chunkIds[3]!, chunkIds[1]!, chunkIds[0]!]), 201).item.price).toEqual({ amount: "0.75", currency: "USD" });
     expect(expectOk(await order([chunkIds[2]!]), 201).item.price).toEqual({ amount: "0.25", currency: "USD" });
     expect(expectOk(await order(chunkIds), 201).item.price).toEqual({ amount: "2", currency: "USD" });

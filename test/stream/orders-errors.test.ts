@@ -31,6 +31,6 @@ describe("stream order error codes", () => {
   it("the section lists only codes the order flow throws", () => {
     const thrown = new Set(Object.values(StreamOrderErrors).map((make) => make().code));
     expect([...rows.keys()].filter((code) => !thrown.has(code))).toEqual([]);
-    expect(rows.size).toBe(15);
+    expect(rows.size).toBe(16);
   });
 });

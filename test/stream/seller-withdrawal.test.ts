@@ -43,7 +43,8 @@ const state = async () => {
 const setListing = (action: string, listingId = m.listingId, machineId = seller.machineId, headers: Record<string, string> = sellerHeaders(seller)) =>
   api(p, "POST", `/machines/${machineId}/stream/listings/${listingId}/${action}`, {}, headers);
 const listedIds = async (query = "") => expectOk(await api(p, "GET", `/stream/listings?machineId=${seller.machineId}${query}`)).items.map((l: any) => l.id);
-const orderBody = () => ({ listingId: m.listingId, buyerId: "buyer-withdrawal", buyerPublicKeyHex: m.buyer.publicKeyHex });
+// The payer an order binds at creation (the orders here are created, not paid).
+const orderBody = () => ({ listingId: m.listingId, buyerId: "buyer-withdrawal", buyerPublicKeyHex: m.buyer.publicKeyHex, payerAddress: `0x${"b0".repeat(20)}` });
 const lastEvent = (kind: string) => prismaOf(p).marketAuditEvent.findFirst({ where: { kind }, orderBy: { id: "desc" } });
 
 describe("listing deactivation and reactivation", () => {

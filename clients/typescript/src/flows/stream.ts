@@ -17,7 +17,7 @@ import { StreamApi, type BuyerKey } from "../../../../gateway/cli/commands/strea
 import { decryptDataset, httpDownload } from "../../../../gateway/cli/commands/stream/fetch.js";
 import { verifyListing } from "../../../../gateway/cli/commands/stream/verify.js";
 import { toHex } from "../../../../subgraphs/markets/stream/index.js";
-import { ChunkFiles } from "../../../../subgraphs/markets/stream/p2p/index.js";
+import { ChunkFiles } from "../../../../subgraphs/markets/stream/p2p/chunk-files.js";
 import { ok, type MarketsClient } from "../clients.js";
 import { ApiError, FlowError } from "../errors.js";
 import { report, type OnProgress } from "./progress.js";
@@ -60,7 +60,10 @@ export async function buyStream(markets: MarketsClient, request: StreamPurchaseR
   const verified = await step(() => verifyListing(api, listingId));
   report(onProgress, "verified", { listingId, chunks: verified.manifests.length });
 
-  const order = (await ok(markets.api.POST("/api/v1/stream/orders", { body: { listingId, buyerId: buyer.buyerId, buyerPublicKeyHex: buyer.publicKeyHex } }))).item;
+  // The order binds its payer: only a transfer from this address pays it (PAYMENT_PAYER_MISMATCH otherwise).
+  const payerAddress = await request.payer.getAddress();
+  const body = { listingId, buyerId: buyer.buyerId, buyerPublicKeyHex: buyer.publicKeyHex, payerAddress };
+  const order = (await ok(markets.api.POST("/api/v1/stream/orders", { body }))).item;
   report(onProgress, "order", { orderId: order.id, price: order.price });
   if (!["USD", "USDC", "USDT", "TUSD"].includes(order.price.currency.toUpperCase())) {
     throw new FlowError("PRICE_CURRENCY_UNSUPPORTED", `the listing's price is in ${order.price.currency}; this flow pays USD-pegged stablecoin prices`);

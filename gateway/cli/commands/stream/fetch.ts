@@ -7,7 +7,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { openBuyerAccess, StreamFormatError, type ChunkManifest } from "../../../../subgraphs/markets/stream/index.js";
-import { ChunkFiles, decryptChunkFiles } from "../../../../subgraphs/markets/stream/p2p/index.js";
+import { ChunkFiles, decryptChunkFiles } from "../../../../subgraphs/markets/stream/p2p/chunk-files.js";
 import { CliError } from "../../command.js";
 import type { BuyerKey, StreamApi } from "./api.js";
 import { DatasetWriter, parseIndex } from "./dataset.js";
