@@ -4,8 +4,8 @@
  * configured with PAYMENT_CHAINS. Over the real REST shim: GET /payment-rails and a purchase's transfer intent offer
  * both chains; a purchase paid on chain B is checked on chain B's node and spends (chain B, hash, log); a proof naming
  * chain A for a transfer made on chain B (and the reverse) is refused, a chain that is not configured is
- * PURCHASE_RAIL_INVALID (a stream order's proof PAYMENT_RPC_REQUIRED), each with state unchanged; a stream order is
- * paid on chain B too; one (hash, log) on two chains is two spent rows. PAYMENT_CHAINS is validated at start-up.
+ * PURCHASE_RAIL_INVALID (a stream order's or market wallet proof's PAYMENT_RPC_REQUIRED), each with state unchanged; a
+ * stream order and a market wallet payment are paid on chain B too; one (hash, log) on two chains is two spent rows. PAYMENT_CHAINS is validated at start-up.
  * Runs on PGlite, and on PostgreSQL with DATABASE_URL.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,7 +20,7 @@ import { DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { loadPaymentsConfig } from "../../subgraphs/shared/config/payments.js";
 import { spendTransfer } from "../../subgraphs/markets/orders/payments/spent.repository.js";
-import { api, expectMarketsError, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
+import { agentHeaders, api, createOrder, expectMarketsError, providerMachineWithAgent, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 import { graphql } from "../support/platform.js";
 import { buyerCall, chainOf, createMarket, purchaseBody, purchaseState, type Market } from "./purchases-helpers.js";
 import { newBuyer, orderState } from "./orders-helpers.js";
@@ -36,6 +36,8 @@ describe("payments on two chains", () => {
   let p: MarketsPlatform;
   let m: Market;
   let chainA: ReturnType<typeof chainOf>;
+  let machine: string;
+  let token: string;
 
   /** A mined stablecoin transfer on chain B by `from`: its hash. */
   const transferB = async (from: Wallet, to: string, amount: bigint) =>
@@ -53,7 +55,9 @@ describe("payments on two chains", () => {
     payeeB = Wallet.createRandom().address;
     p = await startMarketsPlatform({ PAYMENT_CHAINS: JSON.stringify([{ chainId: CHAIN_B, rpcUrl: nodeB.rpcUrl, token: tokenB, payee: payeeB }]) });
     const buyerKey = p.demo.payments!.agents[0].privateKey;
-    m = await createMarket(p, 0, 1, buyerKey);
+    // The same agent pays market orders (machine active 0) and purchases (paired with machine active 2).
+    ({ machine, token } = await providerMachineWithAgent(p, new Wallet(buyerKey)));
+    m = await createMarket(p, 1, 2, buyerKey);
     chainA = chainOf(p);
     // The buyer holds gas and stablecoin on chain B too.
     const buyer = new Wallet(buyerKey);
@@ -137,6 +141,28 @@ describe("payments on two chains", () => {
     const paid = expectOk(await pay({ proof: { chainId: String(CHAIN_B), txHash: onB } })).item;
     expect(paid.status).toBe("paid");
     expect((await spentRows(onB)).map((r: any) => [r.chainId, r.kind])).toEqual([[String(CHAIN_B), "stream_order"]]);
+  });
+
+  it("a market wallet proof names its chain: paid on chain B with chain B's stablecoin and payee; an unconfigured chain refused", async () => {
+    const post = (orderId: string, suffix: string, body?: unknown) => api(p, "POST", `/market/orders/${orderId}${suffix}`, body, agentHeaders(token));
+    const order = expectOk(await createOrder(p, machine, token), 201).item;
+    const intent = expectOk(await post(order.id, "/payment-intent", { rail: "wallet" })).item;
+    const amount = BigInt(intent.payment.amountRaw);
+    const state = async () => {
+      const prisma = prismaOf(p);
+      return Promise.all([prisma.marketPayment.findUnique({ where: { orderId: order.id } }), prisma.marketOrder.findUnique({ where: { id: order.id } }), prisma.marketAuditEvent.count({ where: { machineId: machine } })]);
+    };
+    const before = await state();
+    const onB = await transferB(m.buyer.wallet, payeeB, amount);
+    // Chain A's payee on chain B pays nothing there; chain B's transfer is unknown on chain A; chain 999 has no RPC.
+    const toPayeeA = await transferB(m.buyer.wallet, chainA.payments.payee.address, amount);
+    expectMarketsError(await post(order.id, "/payment-proof", { txHash: toPayeeA, chainId: String(CHAIN_B) }), 400, "PAYMENT_TRANSFER_NOT_FOUND");
+    expectMarketsError(await post(order.id, "/payment-proof", { txHash: onB }), 409, "PAYMENT_NOT_MINED");
+    expectMarketsError(await post(order.id, "/payment-proof", { txHash: onB, chainId: "999" }), 400, "PAYMENT_RPC_REQUIRED");
+    expect(await state()).toEqual(before);
+    const proved = expectOk(await post(order.id, "/payment-proof", { txHash: onB, chainId: String(CHAIN_B) })).item;
+    expect(proved.payment.status).toBe("held");
+    expect((await spentRows(onB)).map((r: any) => [r.chainId, r.kind])).toEqual([[String(CHAIN_B), "market_payment"]]);
   });
 
   it("one transaction hash and log on two chains are two transfers; on one chain, one", async () => {
