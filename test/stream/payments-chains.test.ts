@@ -39,9 +39,12 @@ describe("payments on two chains", () => {
   let machine: string;
   let token: string;
 
-  /** A mined stablecoin transfer on chain B by `from`: its hash. */
-  const transferB = async (from: Wallet, to: string, amount: bigint) =>
-    (await minedReceipt(await (new Contract(tokenB, contractInterface("TestStablecoin"), new NonceManager(from.connect(providerB))).transfer as any)(to, amount))).hash as string;
+  /** A mined stablecoin transfer on chain B by `from`: its hash; `confirm` mines one more block (chain B needs 2). */
+  const transferB = async (from: Wallet, to: string, amount: bigint, confirm = true) => {
+    const hash = (await minedReceipt(await (new Contract(tokenB, contractInterface("TestStablecoin"), new NonceManager(from.connect(providerB))).transfer as any)(to, amount))).hash as string;
+    if (confirm) await providerB.send("evm_mine", []);
+    return hash;
+  };
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), "chain-b-"));
@@ -53,7 +56,7 @@ describe("payments on two chains", () => {
     await minedReceipt(deployed.deploymentTransaction());
     tokenB = await deployed.getAddress();
     payeeB = Wallet.createRandom().address;
-    p = await startMarketsPlatform({ PAYMENT_CHAINS: JSON.stringify([{ chainId: CHAIN_B, rpcUrl: nodeB.rpcUrl, token: tokenB, payee: payeeB }]) });
+    p = await startMarketsPlatform({ PAYMENT_CHAINS: JSON.stringify([{ chainId: CHAIN_B, rpcUrl: nodeB.rpcUrl, token: tokenB, payee: payeeB, confirmations: 2 }]) });
     const buyerKey = p.demo.payments!.agents[0].privateKey;
     // The same agent pays market orders (machine active 0) and purchases (paired with machine active 2).
     ({ machine, token } = await providerMachineWithAgent(p, new Wallet(buyerKey)));
@@ -83,8 +86,8 @@ describe("payments on two chains", () => {
     expect((await graphql(p.graphql, "{ paymentRails }")).body.data.paymentRails).toEqual(items);
     const home = { chain: "peaq", chainId: String(p.demo.chainId), payTo: chainA.payments.payee.address };
     expect(transfer.chains).toEqual([
-      { ...home, token: { address: chainA.payments.stablecoin.address, decimals: 6, symbol: "USD" } },
-      { chain: `eip155:${CHAIN_B}`, chainId: String(CHAIN_B), token: { address: tokenB, decimals: 6, symbol: "USD" }, payTo: payeeB },
+      { ...home, token: { address: chainA.payments.stablecoin.address, decimals: 6, symbol: "USD" }, confirmations: 1 },
+      { chain: `eip155:${CHAIN_B}`, chainId: String(CHAIN_B), token: { address: tokenB, decimals: 6, symbol: "USD" }, payTo: payeeB, confirmations: 2 },
     ]);
     const purchase = await pending();
     const before = await purchaseState(p, purchase.id);
@@ -92,7 +95,7 @@ describe("payments on two chains", () => {
     expectMarketsError(await intent(purchase.id, { rail: { type: "transfer", destination: { chain: String(CHAIN_B), token: chainA.payments.stablecoin.address } } }), 400, "PURCHASE_RAIL_INVALID");
     expect(await purchaseState(p, purchase.id)).toEqual(before);
     const item = expectOk(await intent(purchase.id, { rail: { type: "transfer", destination: { chain: String(CHAIN_B) } } })).item;
-    expect(item.paymentIntent.destination).toEqual({ chain: `eip155:${CHAIN_B}`, chainId: String(CHAIN_B), token: tokenB, payTo: payeeB, decimals: 6 });
+    expect(item.paymentIntent.destination).toEqual({ chain: `eip155:${CHAIN_B}`, chainId: String(CHAIN_B), token: tokenB, payTo: payeeB, confirmations: 2, decimals: 6 });
     expect(item.paymentIntent.destinations.map((d: any) => d.chainId)).toEqual([String(p.demo.chainId), String(CHAIN_B)]);
   });
 
@@ -101,7 +104,10 @@ describe("payments on two chains", () => {
     const item = expectOk(await intent(purchase.id, { rail: "transfer" })).item;
     const amount = BigInt(item.paymentIntent.amountRaw);
     const before = await purchaseState(p, purchase.id);
-    const onB = await transferB(m.buyer.wallet, payeeB, amount);
+    // Mined, but chain B needs two blocks: PAYMENT_NOT_MINED until the next block, state unchanged.
+    const onB = await transferB(m.buyer.wallet, payeeB, amount, false);
+    expectMarketsError(await proof(purchase.id, { rail: "transfer", chain: String(CHAIN_B), transactionHash: onB }), 409, "PAYMENT_NOT_MINED");
+    await providerB.send("evm_mine", []);
     // The intent's default destination is chain A: the chain-B transfer is unknown there.
     expectMarketsError(await proof(purchase.id, { rail: "transfer", transactionHash: onB }), 409, "PAYMENT_NOT_MINED");
     expectMarketsError(await proof(purchase.id, { rail: "transfer", chain: String(p.demo.chainId), transactionHash: onB }), 409, "PAYMENT_NOT_MINED");
@@ -133,8 +139,10 @@ describe("payments on two chains", () => {
     const order = expectOk(await api(p, "POST", "/stream/orders", { listingId: m.listingId, buyerId: buyer.id, buyerPublicKeyHex: buyer.publicKeyHex, payerAddress: m.buyer.wallet.address }), 201).item;
     const amount = BigInt(Math.round(Number(order.price.amount) * 1e6));
     const before = await orderState(p, order.id);
-    const onB = await transferB(m.buyer.wallet, payeeB, amount);
+    const onB = await transferB(m.buyer.wallet, payeeB, amount, false);
     const pay = (body: Record<string, unknown>) => api(p, "POST", `/stream/orders/${order.id}/payment`, { paymentReference: onB, ...body });
+    expectMarketsError(await pay({ proof: { chainId: String(CHAIN_B), txHash: onB } }), 409, "PAYMENT_NOT_MINED");
+    await providerB.send("evm_mine", []);
     expectMarketsError(await pay({ proof: { chainId: "999", txHash: onB } }), 400, "PAYMENT_RPC_REQUIRED");
     expectMarketsError(await pay({ proof: { chainId: String(p.demo.chainId), txHash: onB } }), 409, "PAYMENT_NOT_MINED");
     expect(await orderState(p, order.id)).toEqual(before);
@@ -153,7 +161,9 @@ describe("payments on two chains", () => {
       return Promise.all([prisma.marketPayment.findUnique({ where: { orderId: order.id } }), prisma.marketOrder.findUnique({ where: { id: order.id } }), prisma.marketAuditEvent.count({ where: { machineId: machine } })]);
     };
     const before = await state();
-    const onB = await transferB(m.buyer.wallet, payeeB, amount);
+    const onB = await transferB(m.buyer.wallet, payeeB, amount, false);
+    expectMarketsError(await post(order.id, "/payment-proof", { txHash: onB, chainId: String(CHAIN_B) }), 409, "PAYMENT_NOT_MINED");
+    await providerB.send("evm_mine", []);
     // Chain A's payee on chain B pays nothing there; chain B's transfer is unknown on chain A; chain 999 has no RPC.
     const toPayeeA = await transferB(m.buyer.wallet, chainA.payments.payee.address, amount);
     expectMarketsError(await post(order.id, "/payment-proof", { txHash: toPayeeA, chainId: String(CHAIN_B) }), 400, "PAYMENT_TRANSFER_NOT_FOUND");
@@ -180,7 +190,9 @@ describe("payments on two chains", () => {
   it("PAYMENT_CHAINS is validated at start-up with a clear error", () => {
     const entry = { chainId: CHAIN_B, rpcUrl: "http://127.0.0.1:9", token: tokenB, payee: payeeB };
     const load = (value: unknown) => loadPaymentsConfig({ PAYMENT_CHAINS: typeof value === "string" ? value : JSON.stringify(value) }, 3338);
-    expect(load([entry]).chains).toEqual([{ ...entry, chainId: String(CHAIN_B) }]);
+    expect(load([entry]).chains).toEqual([{ ...entry, chainId: String(CHAIN_B), confirmations: 1 }]);
+    expect(load([{ ...entry, confirmations: 12 }]).chains[0]!.confirmations).toBe(12);
+    expect(() => load([{ ...entry, confirmations: 0 }])).toThrow(/confirmations must be an integer 1..1000/);
     expect(load([entry]).rpcUrls[String(CHAIN_B)]).toBe("http://127.0.0.1:9");
     expect(loadPaymentsConfig({}, 3338).chains).toEqual([]);
     expect(() => load("not json")).toThrow(/PAYMENT_CHAINS is not valid JSON/);

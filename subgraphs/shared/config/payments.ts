@@ -33,7 +33,7 @@ export interface PaymentsConfig {
   rpcUrls: Record<string, string>;
   /**
    * PAYMENT_CHAINS: the chains other than the platform's own on which transfer payments are accepted, each with its
-   * RPC URL, stablecoin and payee (a JSON array of `{ chainId, rpcUrl, token, payee }`). The platform's chain is always
+   * RPC URL, stablecoin, payee and confirmations (a JSON array of `{ chainId, rpcUrl, token, payee, confirmations? }`). The platform's chain is always
    * accepted (its stablecoin and PAYMENT_PAYEE_ADDRESS), so unset changes nothing. Each entry's RPC URL also answers
    * that chain's payment checks (as a PAYMENT_RPC_URLS entry would).
    */
@@ -74,13 +74,15 @@ export interface PaymentChainEntry {
   token: string;
   /** The payee on that chain (checksummed). */
   payee: string;
+  /** How many blocks (the transfer's own included) must hold the transfer before it pays: 1..1000, default 1. */
+  confirmations: number;
 }
 
 /** Parses PAYMENT_CHAINS; every defect refuses to start with a ConfigError naming the entry. */
 export function paymentChains(raw: string | undefined, platformChainId: number): PaymentChainEntry[] {
   if (raw === undefined || raw.trim() === "") return [];
   const fail = (why: string): never => {
-    throw new ConfigError(`PAYMENT_CHAINS ${why} (expected a JSON array of { "chainId", "rpcUrl", "token", "payee" })`);
+    throw new ConfigError(`PAYMENT_CHAINS ${why} (expected a JSON array of { "chainId", "rpcUrl", "token", "payee", "confirmations"? })`);
   };
   let parsed: unknown;
   try {
@@ -92,7 +94,7 @@ export function paymentChains(raw: string | undefined, platformChainId: number):
   const seen = new Set<string>();
   return parsed.map((entry, index) => {
     if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return fail(`entry ${index} is not an object`);
-    const { chainId, rpcUrl, token, payee, ...rest } = entry as Record<string, unknown>;
+    const { chainId, rpcUrl, token, payee, confirmations = 1, ...rest } = entry as Record<string, unknown>;
     if (Object.keys(rest).length > 0) fail(`entry ${index} has unknown field(s) ${Object.keys(rest).join(", ")}`);
     const id = typeof chainId === "number" && Number.isSafeInteger(chainId) ? String(chainId) : chainId;
     if (typeof id !== "string" || !/^[1-9][0-9]{0,18}$/.test(id)) return fail(`entry ${index}: chainId must be a positive integer`);
@@ -102,7 +104,8 @@ export function paymentChains(raw: string | undefined, platformChainId: number):
     if (typeof rpcUrl !== "string" || !/^https?:\/\/[^\s]+$/.test(rpcUrl)) return fail(`entry ${index}: rpcUrl must be an http(s) URL`);
     if (typeof token !== "string" || !isEvmAddress(token)) return fail(`entry ${index}: token must be an EVM address`);
     if (typeof payee !== "string" || !isEvmAddress(payee)) return fail(`entry ${index}: payee must be an EVM address`);
-    return { chainId: id, rpcUrl, token: checksumAddress(token), payee: checksumAddress(payee) };
+    if (typeof confirmations !== "number" || !Number.isInteger(confirmations) || confirmations < 1 || confirmations > 1000) fail(`entry ${index}: confirmations must be an integer 1..1000`);
+    return { chainId: id, rpcUrl, token: checksumAddress(token), payee: checksumAddress(payee), confirmations: confirmations as number };
   });
 }
 

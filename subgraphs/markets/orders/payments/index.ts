@@ -22,6 +22,8 @@ export interface PaymentDestination {
   chainId: string;
   token: string;
   payTo: string;
+  /** Blocks that must hold a transfer before it pays (the transfer's own included; 1 = mined). */
+  confirmations: number;
 }
 
 export interface PaymentChainOptions {
@@ -98,11 +100,11 @@ export class PaymentChain {
   destinations(): PaymentDestination[] {
     const all: PaymentDestination[] = [];
     try {
-      all.push({ chain: this.x402Network, chainId: String(this.chainId), token: getAddress(this.tokenAddress), payTo: getAddress(this.payee) });
+      all.push({ chain: this.x402Network, chainId: String(this.chainId), token: getAddress(this.tokenAddress), payTo: getAddress(this.payee), confirmations: 1 });
     } catch {
       // the platform's chain has no stablecoin or payee: its transfers are not offered
     }
-    for (const entry of this.options.payments.chains) all.push({ chain: `eip155:${entry.chainId}`, chainId: entry.chainId, token: entry.token, payTo: entry.payee });
+    for (const entry of this.options.payments.chains) all.push({ chain: `eip155:${entry.chainId}`, chainId: entry.chainId, token: entry.token, payTo: entry.payee, confirmations: entry.confirmations });
     return all;
   }
 

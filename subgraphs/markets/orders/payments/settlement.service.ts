@@ -230,7 +230,8 @@ export class PaymentSettlementService {
       // Checked on the chain the proof names: a PAYMENT_CHAINS chain with its own stablecoin and payee.
       const destination = chainId === payment.chainId ? null : this.chain.destination(chainId);
       const claim = { txHash: hash, token: destination?.token ?? payment.token!, from: payer, to: destination?.payTo ?? payment.payee!, amountRaw: BigInt(payment.amountRaw!) };
-      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), claim, this.chain.platformAddresses());
+      const confirmations = this.chain.destination(chainId)?.confirmations ?? 1;
+      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), claim, this.chain.platformAddresses(), confirmations);
     }
     return {
       spent: { chainId, txHash: hash, logIndex: checked.logIndex ?? -1 },

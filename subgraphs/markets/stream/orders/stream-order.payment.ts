@@ -15,7 +15,7 @@
 import { getAddress, isHexString, parseUnits, zeroPadValue } from "ethers";
 import { PaymentErrors } from "../../orders/payments/payment.errors.js";
 import type { PaymentChain } from "../../orders/payments/index.js";
-import { sentByPlatform, TRANSFER_TOPIC, type RpcReceipt } from "../../orders/payments/transfer.check.js";
+import { assertConfirmed, sentByPlatform, TRANSFER_TOPIC, type RpcReceipt } from "../../orders/payments/transfer.check.js";
 import { StreamOrderErrors } from "./stream-order.errors.js";
 
 const STABLE_CURRENCIES = ["USD", "USDC", "USDT", "TUSD"];
@@ -66,6 +66,7 @@ export async function checkStreamPayment(chain: PaymentChain, proof: PaymentProo
   const rpc = chain.rpcs.forChain(proof.chainId);
   const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [proof.txHash]);
   if (!receipt) throw PaymentErrors.notMined();
+  await assertConfirmed(rpc, receipt, destination?.confirmations ?? 1);
   if (BigInt(receipt.status) !== 1n) throw PaymentErrors.txFailed();
   // The platform's own transactions (escrow release or refund, settlements) and transfers out of the escrow pay nothing.
   const own = chain.platformAddresses();

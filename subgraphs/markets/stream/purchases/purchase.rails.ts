@@ -12,7 +12,7 @@
 import { getAddress, isAddress, isHexString, parseUnits } from "ethers";
 import type { PaymentChain } from "../../orders/payments/index.js";
 import { PaymentErrors } from "../../orders/payments/payment.errors.js";
-import { matchTransfer, sentByPlatform, type RpcReceipt } from "../../orders/payments/transfer.check.js";
+import { assertConfirmed, matchTransfer, sentByPlatform, type RpcReceipt } from "../../orders/payments/transfer.check.js";
 import { buildRequirements, parsePaymentPayload, settlePayment, type PaymentRequirements } from "../../orders/payments/x402.js";
 import { MarketsErrors } from "../../common/errors.js";
 import { PurchaseErrors } from "./purchase.errors.js";
@@ -49,7 +49,7 @@ export class PurchaseRails {
     const items: JsonObject[] = [
       {
         type: "transfer",
-        chains: destinations.map((d) => ({ chain: d.chain, chainId: d.chainId, token: { address: d.token, decimals: DECIMALS, symbol: "USD" }, payTo: d.payTo })),
+        chains: destinations.map((d) => ({ chain: d.chain, chainId: d.chainId, token: { address: d.token, decimals: DECIMALS, symbol: "USD" }, payTo: d.payTo, confirmations: d.confirmations })),
         token: { address: home.token, decimals: DECIMALS, symbol: "USD" },
         payTo: home.payTo,
         proof: "transactionHash",
@@ -135,6 +135,7 @@ export class PurchaseRails {
     const rpc = this.chain.rpcs.forChain(destination.chainId);
     const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [txHash]);
     if (!receipt) throw PaymentErrors.notMined();
+    await assertConfirmed(rpc, receipt, current.confirmations);
     if (sentByPlatform(receipt, this.chain.platformAddresses())) throw PaymentErrors.transferNotFound();
     const claim = { token: destination.token, from, to: destination.payTo, amountRaw: BigInt(intent.amountRaw as string) };
     const checked = matchTransfer(receipt, claim, { senderMismatch: true });
