@@ -31,6 +31,13 @@ export interface PaymentsConfig {
    * or the embedded node). A proof in `rpc` mode on a chain without one answers PAYMENT_RPC_REQUIRED.
    */
   rpcUrls: Record<string, string>;
+  /**
+   * PAYMENT_CHAINS: the chains other than the platform's own on which transfer payments are accepted, each with its
+   * RPC URL, stablecoin, payee and confirmations (a JSON array of `{ chainId, rpcUrl, token, payee, confirmations? }`). The platform's chain is always
+   * accepted (its stablecoin and PAYMENT_PAYEE_ADDRESS), so unset changes nothing. Each entry's RPC URL also answers
+   * that chain's payment checks (as a PAYMENT_RPC_URLS entry would).
+   */
+  chains: PaymentChainEntry[];
   /** PAYMENT_RECEIPT_TIMEOUT_MS: how long a sent escrow or settlement transaction may take to be mined. */
   receiptTimeoutMs: number;
   /**
@@ -58,6 +65,50 @@ export interface PaymentsConfig {
   recordedProofs: boolean;
 }
 
+/** One chain of PAYMENT_CHAINS: where a transfer on it must go, and the node that proves it. */
+export interface PaymentChainEntry {
+  /** Decimal chain ID. */
+  chainId: string;
+  rpcUrl: string;
+  /** The stablecoin (checksummed): the token whose Transfer log pays. */
+  token: string;
+  /** The payee on that chain (checksummed). */
+  payee: string;
+  /** How many blocks (the transfer's own included) must hold the transfer before it pays: 1..1000, default 1. */
+  confirmations: number;
+}
+
+/** Parses PAYMENT_CHAINS; every defect refuses to start with a ConfigError naming the entry. */
+export function paymentChains(raw: string | undefined, platformChainId: number): PaymentChainEntry[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  const fail = (why: string): never => {
+    throw new ConfigError(`PAYMENT_CHAINS ${why} (expected a JSON array of { "chainId", "rpcUrl", "token", "payee", "confirmations"? })`);
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return fail("is not valid JSON");
+  }
+  if (!Array.isArray(parsed)) return fail("must be a JSON array");
+  const seen = new Set<string>();
+  return parsed.map((entry, index) => {
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return fail(`entry ${index} is not an object`);
+    const { chainId, rpcUrl, token, payee, confirmations = 1, ...rest } = entry as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) fail(`entry ${index} has unknown field(s) ${Object.keys(rest).join(", ")}`);
+    const id = typeof chainId === "number" && Number.isSafeInteger(chainId) ? String(chainId) : chainId;
+    if (typeof id !== "string" || !/^[1-9][0-9]{0,18}$/.test(id)) return fail(`entry ${index}: chainId must be a positive integer`);
+    if (id === String(platformChainId)) fail(`entry ${index}: chain ${id} is the platform's chain, which is always accepted (its stablecoin and PAYMENT_PAYEE_ADDRESS)`);
+    if (seen.has(id)) fail(`entry ${index}: chain ${id} is listed twice`);
+    seen.add(id);
+    if (typeof rpcUrl !== "string" || !/^https?:\/\/[^\s]+$/.test(rpcUrl)) return fail(`entry ${index}: rpcUrl must be an http(s) URL`);
+    if (typeof token !== "string" || !isEvmAddress(token)) return fail(`entry ${index}: token must be an EVM address`);
+    if (typeof payee !== "string" || !isEvmAddress(payee)) return fail(`entry ${index}: payee must be an EVM address`);
+    if (typeof confirmations !== "number" || !Number.isInteger(confirmations) || confirmations < 1 || confirmations > 1000) fail(`entry ${index}: confirmations must be an integer 1..1000`);
+    return { chainId: id, rpcUrl, token: checksumAddress(token), payee: checksumAddress(payee), confirmations: confirmations as number };
+  });
+}
+
 function rpcUrls(raw: string | undefined): Record<string, string> {
   const urls: Record<string, string> = {};
   for (const entry of list(raw)) {
@@ -76,10 +127,18 @@ export function loadPaymentsConfig(env: Env, chainId: number): PaymentsConfig {
   if (maxTimeout < 10 || maxTimeout > 86_400) throw new ConfigError("X402_MAX_TIMEOUT_SECONDS must be 10..86400");
   const payee = env.PAYMENT_PAYEE_ADDRESS || (devMode ? DEMO_PAYEE_ADDRESS : undefined);
   if (payee !== undefined && !isEvmAddress(payee)) throw new ConfigError("PAYMENT_PAYEE_ADDRESS must be an EVM address");
+  const chains = paymentChains(env.PAYMENT_CHAINS, chainId);
+  const urls = rpcUrls(env.PAYMENT_RPC_URLS);
+  for (const entry of chains) {
+    const other = urls[entry.chainId];
+    if (other !== undefined && other !== entry.rpcUrl) throw new ConfigError(`PAYMENT_RPC_URLS and PAYMENT_CHAINS name different RPC URLs for chain ${entry.chainId}`);
+    urls[entry.chainId] = entry.rpcUrl;
+  }
   return {
     escrowOperatorKey: key,
     payeeAddress: payee === undefined ? undefined : checksumAddress(payee),
-    rpcUrls: rpcUrls(env.PAYMENT_RPC_URLS),
+    rpcUrls: urls,
+    chains,
     receiptTimeoutMs: Math.max(1000, int(env, "PAYMENT_RECEIPT_TIMEOUT_MS", 30_000)),
     x402Network: env.X402_NETWORK || (chainId === 3338 ? "peaq" : `eip155:${chainId}`),
     x402MaxTimeoutSeconds: maxTimeout,

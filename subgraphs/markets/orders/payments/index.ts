@@ -3,7 +3,7 @@
  * the escrow operator's sender, the escrow rail and what x402 needs. A rail whose parts are missing (no escrow
  * operator key, no stablecoin or escrow address) answers PAYMENT_RAIL_UNAVAILABLE when used.
  */
-import { Wallet } from "ethers";
+import { getAddress, Wallet } from "ethers";
 import type { ChainConfig, ContractName } from "../../../shared/config.js";
 import type { PaymentsConfig } from "../../../shared/config/payments.js";
 import { contractInterface } from "../../../shared/chain/artifacts.js";
@@ -13,6 +13,18 @@ import type { TokenDomain } from "./eip3009.js";
 import { EscrowRail } from "./escrow.js";
 import { PaymentErrors } from "./payment.errors.js";
 import { PaymentRpcs, type PaymentRpc } from "./rpc.js";
+
+/** A chain a transfer payment may be made on: its stablecoin and payee (docs/markets-payments.md "Payment chains"). */
+export interface PaymentDestination {
+  /** The chain's name in intents: X402_NETWORK for the platform's chain, `eip155:<id>` for the others. */
+  chain: string;
+  /** Decimal chain ID. */
+  chainId: string;
+  token: string;
+  payTo: string;
+  /** Blocks that must hold a transfer before it pays (the transfer's own included; 1 = mined). */
+  confirmations: number;
+}
 
 export interface PaymentChainOptions {
   chainId: number;
@@ -79,6 +91,26 @@ export class PaymentChain {
     const escrow = this.options.addresses.PaymentEscrow;
     if (!escrow) throw PaymentErrors.railUnavailable();
     return escrow;
+  }
+
+  /**
+   * Every chain a transfer may pay on: the platform's (when its stablecoin and payee are configured) first, then each
+   * PAYMENT_CHAINS entry.
+   */
+  destinations(): PaymentDestination[] {
+    const all: PaymentDestination[] = [];
+    try {
+      all.push({ chain: this.x402Network, chainId: String(this.chainId), token: getAddress(this.tokenAddress), payTo: getAddress(this.payee), confirmations: 1 });
+    } catch {
+      // the platform's chain has no stablecoin or payee: its transfers are not offered
+    }
+    for (const entry of this.options.payments.chains) all.push({ chain: `eip155:${entry.chainId}`, chainId: entry.chainId, token: entry.token, payTo: entry.payee, confirmations: entry.confirmations });
+    return all;
+  }
+
+  /** The destination on `chainId` (decimal), or null when payments are not accepted on that chain. */
+  destination(chainId: string | number): PaymentDestination | null {
+    return this.destinations().find((d) => d.chainId === String(chainId)) ?? null;
   }
 
   /** The home chain's payment RPC. */

@@ -227,8 +227,11 @@ export class PaymentSettlementService {
     const hash = txHash.toLowerCase();
     let checked: { logIndex?: number } = {};
     if (mode === "rpc") {
-      const claim = { txHash: hash, token: payment.token!, from: payer, to: payment.payee!, amountRaw: BigInt(payment.amountRaw!) };
-      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), claim, this.chain.platformAddresses());
+      // Checked on the chain the proof names: a PAYMENT_CHAINS chain with its own stablecoin and payee.
+      const destination = chainId === payment.chainId ? null : this.chain.destination(chainId);
+      const claim = { txHash: hash, token: destination?.token ?? payment.token!, from: payer, to: destination?.payTo ?? payment.payee!, amountRaw: BigInt(payment.amountRaw!) };
+      const confirmations = this.chain.destination(chainId)?.confirmations ?? 1;
+      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), claim, this.chain.platformAddresses(), confirmations);
     }
     return {
       spent: { chainId, txHash: hash, logIndex: checked.logIndex ?? -1 },

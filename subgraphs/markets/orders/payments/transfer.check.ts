@@ -8,6 +8,7 @@
  * | no RPC for the chain | PAYMENT_RPC_REQUIRED (400, from rpc.ts) |
  * | the node fails, times out or is down | PAYMENT_RPC_ERROR (502) |
  * | no receipt (pending or unknown transaction) | PAYMENT_NOT_MINED (409) |
+ * | mined, but in fewer blocks than the chain's `confirmations` (PAYMENT_CHAINS) | PAYMENT_NOT_MINED (409) |
  * | receipt status 0 (reverted) | PAYMENT_TX_FAILED (402) |
  * | mined, but no matching Transfer log | PAYMENT_TRANSFER_NOT_FOUND (400) |
  * | a transaction the platform sent (`platform`: escrow operations, settlements, faucet) | PAYMENT_TRANSFER_NOT_FOUND (400) |
@@ -57,12 +58,23 @@ export function assertTransferClaim(claim: TransferClaim): void {
   if (!ok) throw PaymentErrors.validation();
 }
 
-export async function checkErc20Transfer(rpc: PaymentRpc, claim: TransferClaim, platform?: ReadonlySet<string>): Promise<CheckedTransfer> {
+export async function checkErc20Transfer(rpc: PaymentRpc, claim: TransferClaim, platform?: ReadonlySet<string>, confirmations = 1): Promise<CheckedTransfer> {
   assertTransferClaim(claim);
   const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [claim.txHash.toLowerCase()]);
   if (!receipt) throw PaymentErrors.notMined();
+  await assertConfirmed(rpc, receipt, confirmations);
   if (platform && sentByPlatform(receipt, platform)) throw PaymentErrors.transferNotFound();
   return matchTransfer(receipt, claim);
+}
+
+/**
+ * PAYMENT_NOT_MINED (409) until `confirmations` blocks hold the receipt's transaction (its own block included): the
+ * chain's head is read only when more than one is required. A retry after more blocks succeeds.
+ */
+export async function assertConfirmed(rpc: PaymentRpc, receipt: RpcReceipt, confirmations: number): Promise<void> {
+  if (confirmations <= 1) return;
+  const head = BigInt(await rpc.send<string>("eth_blockNumber", []));
+  if (head - BigInt(receipt.blockNumber) + 1n < BigInt(confirmations)) throw PaymentErrors.notMined();
 }
 
 /** Whether the platform itself sent the transaction (its sender is one of `platform`, lowercase addresses). */

@@ -2,7 +2,8 @@
  * The on-chain proof of a stream order payment (`POST /stream/orders/:orderId/payment` with `proof: { chainId,
  * txHash }`), checked with the market payment checker's parts (payments/): the transaction's receipt, read through the
  * chain's payment RPC, must have status 1 and an ERC-20 `Transfer(from, payee, value)` log emitted by the rails'
- * stablecoin (TestStablecoin on the embedded chain), to the configured payee (PAYMENT_PAYEE_ADDRESS), with
+ * stablecoin (TestStablecoin on the embedded chain; a PAYMENT_CHAINS chain's own stablecoin), to the configured payee
+ * (PAYMENT_PAYEE_ADDRESS; a PAYMENT_CHAINS chain's own payee), with
  * `value >= price` in 6-decimal units, sent by the order's payer (bound when the order was created): a qualifying
  * transfer from anyone else is PAYMENT_PAYER_MISMATCH (403). The platform itself never pays: a transaction the escrow
  * operator or the faucet sent, or a transfer out of the escrow contract (an escrow release or refund), is no payment
@@ -14,7 +15,7 @@
 import { getAddress, isHexString, parseUnits, zeroPadValue } from "ethers";
 import { PaymentErrors } from "../../orders/payments/payment.errors.js";
 import type { PaymentChain } from "../../orders/payments/index.js";
-import { sentByPlatform, TRANSFER_TOPIC, type RpcReceipt } from "../../orders/payments/transfer.check.js";
+import { assertConfirmed, sentByPlatform, TRANSFER_TOPIC, type RpcReceipt } from "../../orders/payments/transfer.check.js";
 import { StreamOrderErrors } from "./stream-order.errors.js";
 
 const STABLE_CURRENCIES = ["USD", "USDC", "USDT", "TUSD"];
@@ -57,11 +58,15 @@ export function priceRaw(amount: string, currency: string): bigint {
 }
 
 export async function checkStreamPayment(chain: PaymentChain, proof: PaymentProofInput, minimumRaw: bigint, payer: string): Promise<CheckedPaymentProof> {
-  const token = chain.tokenAddress.toLowerCase();
-  const payee = chain.payee;
+  // A PAYMENT_CHAINS chain has its own stablecoin and payee; the platform's chain (and a chain that only has a
+  // PAYMENT_RPC_URLS entry) the platform's.
+  const destination = chain.destination(proof.chainId);
+  const token = (destination?.token ?? chain.tokenAddress).toLowerCase();
+  const payee = destination?.payTo ?? chain.payee;
   const rpc = chain.rpcs.forChain(proof.chainId);
   const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [proof.txHash]);
   if (!receipt) throw PaymentErrors.notMined();
+  await assertConfirmed(rpc, receipt, destination?.confirmations ?? 1);
   if (BigInt(receipt.status) !== 1n) throw PaymentErrors.txFailed();
   // The platform's own transactions (escrow release or refund, settlements) and transfers out of the escrow pay nothing.
   const own = chain.platformAddresses();

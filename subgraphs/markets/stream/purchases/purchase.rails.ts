@@ -1,8 +1,9 @@
 /**
  * The purchase flow's payment rails (public notes 3.4; docs/stream-marketplace.md "Purchase payment"), on the market payment rails'
- * chain side (payments/): `transfer` (an ERC-20 transfer of the test stablecoin to the payee on the platform's chain,
- * proven by its transaction hash and checked against the receipt with `checkErc20Transfer`) and `x402` (v1 `exact`
- * requirements; the signed EIP-3009 authorization is verified and settled by the operator key, as the market x402 rail does).
+ * chain side (payments/): `transfer` (an ERC-20 transfer of the chain's stablecoin to its payee, on the platform's
+ * chain or any PAYMENT_CHAINS chain, proven by its transaction hash and checked against that chain's receipt with
+ * `matchTransfer`) and `x402` (v1 `exact` requirements on the platform's chain; the signed EIP-3009 authorization is
+ * verified and settled by the operator key, as the market x402 rail does).
  *
  * The price is the purchase's amount in a USD-pegged currency as 6-decimal stablecoin units; another currency cannot
  * be paid on these rails (VALIDATION_ERROR). A rail whose chain parts are not configured answers
@@ -11,7 +12,7 @@
 import { getAddress, isAddress, isHexString, parseUnits } from "ethers";
 import type { PaymentChain } from "../../orders/payments/index.js";
 import { PaymentErrors } from "../../orders/payments/payment.errors.js";
-import { matchTransfer, sentByPlatform, type RpcReceipt } from "../../orders/payments/transfer.check.js";
+import { assertConfirmed, matchTransfer, sentByPlatform, type RpcReceipt } from "../../orders/payments/transfer.check.js";
 import { buildRequirements, parsePaymentPayload, settlePayment, type PaymentRequirements } from "../../orders/payments/x402.js";
 import { MarketsErrors } from "../../common/errors.js";
 import { PurchaseErrors } from "./purchase.errors.js";
@@ -40,25 +41,25 @@ export class PurchaseRails {
     private readonly nowSeconds: () => number,
   ) {}
 
-  private destination() {
-    return { chain: this.chain.x402Network, chainId: String(this.chain.chainId), token: getAddress(this.chain.tokenAddress), payTo: getAddress(this.chain.payee), decimals: DECIMALS };
-  }
-
-  /** GET /payment-rails: the configured rails. */
+  /** GET /payment-rails: the configured rails; `transfer` lists every chain a transfer may pay on. */
   async list(): Promise<JsonObject[]> {
-    let destination;
-    try {
-      destination = this.destination();
-    } catch {
-      return [];
-    }
-    const token = await this.chain.tokenDomain().catch(() => null);
+    const destinations = this.chain.destinations();
+    if (destinations.length === 0) return [];
+    const home = destinations[0]!;
     const items: JsonObject[] = [
-      { type: "transfer", chains: [{ chain: destination.chain, chainId: destination.chainId }], token: { address: destination.token, decimals: DECIMALS, symbol: "USD" }, payTo: destination.payTo, proof: "transactionHash" },
+      {
+        type: "transfer",
+        chains: destinations.map((d) => ({ chain: d.chain, chainId: d.chainId, token: { address: d.token, decimals: DECIMALS, symbol: "USD" }, payTo: d.payTo, confirmations: d.confirmations })),
+        token: { address: home.token, decimals: DECIMALS, symbol: "USD" },
+        payTo: home.payTo,
+        proof: "transactionHash",
+      },
     ];
+    if (home.chainId !== String(this.chain.chainId)) return items;
+    const token = await this.chain.tokenDomain().catch(() => null);
     try {
       this.chain.operator();
-      if (token) items.push({ type: "x402", x402Version: 1, scheme: "exact", network: destination.chain, asset: destination.token, payTo: destination.payTo, extra: { name: token.name, version: token.version } });
+      if (token) items.push({ type: "x402", x402Version: 1, scheme: "exact", network: home.chain, asset: home.token, payTo: home.payTo, extra: { name: token.name, version: token.version } });
     } catch {
       // no settlement key: no x402
     }
@@ -84,22 +85,24 @@ export class PurchaseRails {
   async intent(purchase: PurchaseRow, rail: PurchaseRail, given: JsonObject, named: unknown): Promise<JsonObject> {
     const payer = boundPayer(purchase, named);
     const amountRaw = this.amountRaw(purchase);
-    const destination = this.destination();
     const base = { rail, amount: purchase.amount, currency: purchase.currency, amountRaw: amountRaw.toString(), payer };
     if (rail === "transfer") {
+      const destinations = this.chain.destinations().map((d) => ({ ...d, decimals: DECIMALS }));
+      if (destinations.length === 0) throw PaymentErrors.railUnavailable();
       const d = given.destination as JsonObject | undefined;
-      if (d !== undefined) {
-        const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
-        if (typeof d !== "object" || d === null) throw MarketsErrors.validation();
-        if (d.chain !== undefined && !same(d.chain, destination.chain) && !same(d.chain, destination.chainId)) throw PurchaseErrors.railInvalid();
-        if (d.token !== undefined && !same(d.token, destination.token)) throw PurchaseErrors.railInvalid();
-        if (d.payTo !== undefined && !same(d.payTo, destination.payTo)) throw PurchaseErrors.railInvalid();
-      }
-      return { ...base, destination };
+      if (d !== undefined && (typeof d !== "object" || d === null || Array.isArray(d))) throw MarketsErrors.validation();
+      // A `destination` given picks the chain (by name or ID) and must match its token and payee.
+      const fits = (c: (typeof destinations)[number]) =>
+        d === undefined || ((d.chain === undefined || same(d.chain, c.chain) || same(d.chain, c.chainId)) && (d.token === undefined || same(d.token, c.token)) && (d.payTo === undefined || same(d.payTo, c.payTo)));
+      const destination = destinations.find(fits);
+      if (!destination) throw PurchaseErrors.railInvalid();
+      return { ...base, destination, destinations };
     }
+    const destination = this.chain.destinations()[0];
+    if (!destination || destination.chainId !== String(this.chain.chainId)) throw PaymentErrors.railUnavailable();
     this.chain.operator();
     const paymentRequirements = buildRequirements({
-      network: this.chain.x402Network,
+      network: destination.chain,
       token: await this.chain.tokenDomain(),
       payTo: destination.payTo,
       amountRaw,
@@ -118,14 +121,21 @@ export class PurchaseRails {
   async transfer(purchase: PurchaseRow, intent: JsonObject, input: JsonObject): Promise<ProvenPayment> {
     const hash = input.transactionHash ?? input.txHash;
     if (typeof hash !== "string" || !isHexString(hash, 32)) throw MarketsErrors.validation();
-    const destination = intent.destination as { chain: string; chainId: string; token: string; payTo: string };
-    const same = (a: unknown, b: string) => a === undefined || (typeof a === "string" && a.toLowerCase() === b.toLowerCase());
-    if (!same(input.token, destination.token) || !(same(input.chain, destination.chain) || same(input.chain, destination.chainId))) throw PurchaseErrors.railInvalid();
+    type Destination = { chain: string; chainId: string; token: string; payTo: string };
+    const offered = (intent.destinations as unknown as Destination[] | undefined) ?? [intent.destination as unknown as Destination];
+    // The proof names its chain (by name or ID; default: the intent's destination). A chain the intent did not offer,
+    // or that is no longer configured, is PURCHASE_RAIL_INVALID; the proof is then checked on THAT chain only.
+    const destination = input.chain === undefined ? (intent.destination as unknown as Destination) : offered.find((c) => same(input.chain, c.chain) || same(input.chain, c.chainId));
+    if (!destination || !this.chain.destination(destination.chainId)) throw PurchaseErrors.railInvalid();
+    const current = this.chain.destination(destination.chainId)!;
+    if (!same(current.token, destination.token) || !same(current.payTo, destination.payTo)) throw PurchaseErrors.railInvalid();
+    if (input.token !== undefined && !same(input.token, destination.token)) throw PurchaseErrors.railInvalid();
     const txHash = hash.toLowerCase();
     const from = boundPayer(purchase, input.from);
     const rpc = this.chain.rpcs.forChain(destination.chainId);
     const receipt = await rpc.send<RpcReceipt | null>("eth_getTransactionReceipt", [txHash]);
     if (!receipt) throw PaymentErrors.notMined();
+    await assertConfirmed(rpc, receipt, current.confirmations);
     if (sentByPlatform(receipt, this.chain.platformAddresses())) throw PaymentErrors.transferNotFound();
     const claim = { token: destination.token, from, to: destination.payTo, amountRaw: BigInt(intent.amountRaw as string) };
     const checked = matchTransfer(receipt, claim, { senderMismatch: true });
@@ -152,6 +162,11 @@ export class PurchaseRails {
       details: { nonce: payload.payload.authorization.nonce, logIndex: settled.logIndex },
     };
   }
+}
+
+/** Case-insensitive equality of a given string with ours (chain names, IDs, addresses). */
+function same(a: unknown, b: string): boolean {
+  return (typeof a === "string" || typeof a === "number") && String(a).toLowerCase() === b.toLowerCase();
 }
 
 /** The purchase's payer (bound at creation); `named`, when given, must be that address (PAYMENT_PAYER_MISMATCH). */
