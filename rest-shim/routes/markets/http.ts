@@ -12,7 +12,7 @@ import type { ShimOperation } from "../../executor.js";
 import type { Rejection } from "../../http-rules.js";
 import { RouteInputError, utf8Text } from "../../json-body.js";
 import { parseJsonStrict } from "../../../subgraphs/shared/json/strict.js";
-import type { IncomingHttpHeaders } from "node:http";
+import { machineSessionOf, operatorTokenOf, pairingHeaderOf } from "./credentials.js";
 import { AREAS, fieldOf, type RouteDefinition, type RouteInput, type RouteOutcome } from "../../route-definition.js";
 
 export const MARKETS_BASE = "/api/v1";
@@ -98,38 +98,6 @@ const OPERATOR_AUTHORITY = op(
   "MarketOperatorAuthority",
   `query MarketOperatorAuthority($operatorToken: String) { marketOperatorAuthority(operatorToken: $operatorToken) }`,
 );
-
-/**
- * The operator's token of a request: `Authorization: Bearer <token>`. Absent is null (the service answers
- * OPERATOR_AUTH_REQUIRED); a header that is not exactly one bearer token is OPERATOR_AUTH_INVALID.
- */
-export function operatorTokenOf(headers: Readonly<IncomingHttpHeaders>): string | null {
-  const authorization = headers.authorization;
-  if (authorization === undefined) return null;
-  const match = /^Bearer ([^\s]+)$/.exec(authorization);
-  if (!match) throw new RouteInputError("OPERATOR_AUTH_INVALID");
-  return match[1]!;
-}
-
-/**
- * The machine session of a request: `Authorization: Bearer <token>`. Absent is null (the service answers
- * MACHINE_IDENTITY_PROOF_REQUIRED); a header that is not exactly one bearer token is MACHINE_IDENTITY_PROOF_INVALID.
- */
-export function machineSessionOf(headers: Readonly<IncomingHttpHeaders>): string | null {
-  const authorization = headers.authorization;
-  if (authorization === undefined) return null;
-  const match = /^Bearer ([^\s]+)$/.exec(authorization);
-  if (!match) throw new RouteInputError("MACHINE_IDENTITY_PROOF_INVALID");
-  return match[1]!;
-}
-
-/** The `x-agent-pairing-token` header alone (routes where `Authorization` carries the machine session). */
-export function pairingHeaderOf(headers: Readonly<IncomingHttpHeaders>): string | null {
-  const header = headers["x-agent-pairing-token"];
-  if (header === undefined) return null;
-  if (Array.isArray(header) || header.length === 0) throw new RouteInputError("AGENT_AUTH_INVALID");
-  return header;
-}
 
 type MarketsRouteSpec = Omit<RouteDefinition, keyof RouteBase | "rules" | "rejections" | "path" | "credentialCheck"> & {
   /** Path below /api/v1, e.g. `/machines/:machineId`. */

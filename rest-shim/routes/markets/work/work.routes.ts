@@ -4,7 +4,8 @@
  */
 import type { RouteDefinition, RouteOutcome } from "../../../route-definition.js";
 import { fieldOf } from "../../../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, pairingHeaderOf, queryParam } from "../http.js";
+import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, queryParam } from "../http.js";
+import { pairingHeaderOf } from "../credentials.js";
 
 import { WORK_OPERATIONS as OPS } from "./work.operations.js";
 import { POLICY_AUDIT_ROUTES } from "./policy.routes.js";

@@ -22,11 +22,11 @@ import { paymentView, type PaymentView } from "./payment.service.js";
 import type { PaymentChain } from "./index.js";
 import { PaymentErrors } from "./payment.errors.js";
 import { escrowOnce, giveBackLockClaim } from "./escrow.claims.js";
-import { checkErc20Transfer } from "./transfer.check.js";
+import { addressOf, authorizationOf, PaymentProofs, payerOf } from "./payment.proofs.js";
 import { spendTransfer } from "./spent.repository.js";
-import { findSettlement, parsePaymentPayload, settlePayment, verifyPayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
+import { findSettlement, settlePayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
 import { jsonObject, type JsonObject } from "../../common/support.js";
-import { getAddress, isAddress, isHexString } from "ethers";
+import { getAddress } from "ethers";
 
 export interface PaymentResult {
   payment: PaymentView;
@@ -42,7 +42,11 @@ export class PaymentSettlementService {
     private readonly orders: OrderService,
     private readonly chain: PaymentChain,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.proofs = new PaymentProofs(chain, clock);
+  }
+
+  private readonly proofs: PaymentProofs;
 
   /** POST /market/orders/:orderId/payment-proof: a wallet transfer (`rpc` or `recorded`) or an x402 authorization. */
   async proof(token: string | null | undefined, orderId: string, details: unknown): Promise<PaymentResult> {
@@ -51,10 +55,10 @@ export class PaymentSettlementService {
     assertOpen(order);
     if (payment.rail !== "wallet" && payment.rail !== "wdk-usdt-transfer" && payment.rail !== "x402") throw MarketsErrors.validation();
     if (payment.status !== "intent_created") {
-      if (payment.status === "held" && this.sameProof(payment, input)) return result(payment, order);
+      if (payment.status === "held" && this.proofs.same(payment, input)) return result(payment, order);
       throw MarketsErrors.orderStateInvalid();
     }
-    const { spent, ...patch } = payment.rail === "x402" ? await this.x402Proof(payment, input, agent) : await this.walletProof(payment, input, agent);
+    const { spent, ...patch } = payment.rail === "x402" ? await this.proofs.x402(payment, input, agent) : await this.proofs.wallet(payment, input, agent);
     return this.commit(token, orderId, "intent_created", async (tx, current, currentPayment, actor, now) => {
       let held: PaymentRow;
       try {
@@ -67,7 +71,7 @@ export class PaymentSettlementService {
       const after = await transitionOrder(tx, current, "ready", now);
       await this.audit(tx, "market.payment.proof-recorded", current, held, actor, now, { proofMode: held.proofMode, txHash: held.txHash, before: { status: "intent_created" } });
       return result(held, after);
-    }, (p) => this.sameProof(p, input));
+    }, (p) => this.proofs.same(p, input));
   }
 
   /**
@@ -181,7 +185,7 @@ export class PaymentSettlementService {
     const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
     const payload = payment.authorization as unknown as PaymentPayload;
     // Settled on chain by an earlier execute whose record did not commit: record that transfer, send nothing.
-    const settled = (await findSettlement(this.x402Context(), payload, requirements)) ?? (await settlePayment(this.x402Context(), payload, requirements));
+    const settled = (await findSettlement(this.proofs.x402Context(), payload, requirements)) ?? (await settlePayment(this.proofs.x402Context(), payload, requirements));
     await this.orders.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
       const now = new Date(this.clock.now());
@@ -210,65 +214,6 @@ export class PaymentSettlementService {
     });
     await this.audit(tx, "market.payment.released", order, released, actor, now, { txHash: payment.txHash, autoConfirmed: true, before: { status: "held" } });
     return confirmed;
-  }
-
-  private async walletProof(payment: PaymentRow, input: JsonObject, agent: string) {
-    const mode = input.mode ?? "rpc";
-    if (mode !== "rpc" && mode !== "recorded") throw MarketsErrors.validation();
-    // `recorded` reads nothing from the chain: a made-up hash would pay. Development only (MARKET_PAYMENT_RECORDED_PROOFS).
-    if (mode === "recorded" && !this.chain.recordedProofs) throw PaymentErrors.proofModeDisabled();
-    const txHash = input.txHash;
-    if (typeof txHash !== "string" || !isHexString(txHash, 32)) throw MarketsErrors.validation();
-    // The transfer must come from the pairing's agent: a proof cannot claim a transfer someone else sent.
-    const payer = payerOf(input.from, agent);
-    if (payment.payer && getAddress(payment.payer) !== payer) throw MarketsErrors.validation();
-    const chainId = input.chainId ?? payment.chainId;
-    if (typeof chainId !== "string" || !/^\d{1,20}$/.test(chainId)) throw MarketsErrors.validation();
-    const hash = txHash.toLowerCase();
-    let checked: { logIndex?: number } = {};
-    if (mode === "rpc") {
-      // Checked on the chain the proof names: a PAYMENT_CHAINS chain with its own stablecoin and payee.
-      const destination = chainId === payment.chainId ? null : this.chain.destination(chainId);
-      const claim = { txHash: hash, token: destination?.token ?? payment.token!, from: payer, to: destination?.payTo ?? payment.payee!, amountRaw: BigInt(payment.amountRaw!) };
-      const confirmations = this.chain.destination(chainId)?.confirmations ?? 1;
-      checked = await checkErc20Transfer(this.chain.rpcs.forChain(chainId), claim, this.chain.platformAddresses(), confirmations);
-    }
-    return {
-      spent: { chainId, txHash: hash, logIndex: checked.logIndex ?? -1 },
-      txHash: hash,
-      payer,
-      proofMode: mode,
-      chainId,
-      // A proven EVM wallet transfer is a WDK-style USDT transfer record (notes 2.7).
-      rail: "wdk-usdt-transfer",
-      details: { ...(payment.details as JsonObject), proof: { mode, chainId, ...checked } } as never,
-    };
-  }
-
-  private async x402Proof(payment: PaymentRow, input: JsonObject, agent: string) {
-    const payload = parsePaymentPayload(input.paymentPayload ?? input.paymentSignature);
-    const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
-    // The authorization spends its `from`: that must be the pairing's agent, as for every other rail.
-    if (!isAddress(payload.payload.authorization.from) || getAddress(payload.payload.authorization.from) !== agent) throw PaymentErrors.payerMismatch();
-    const { payer } = await verifyPayment(this.x402Context(), payload, requirements);
-    if (payment.payer && getAddress(payment.payer) !== payer) throw PaymentErrors.authorizationInvalid();
-    // The transfer is made at execute (settleBeforeRun), which claims it in the spent transactions.
-    return { spent: null, payer, proofMode: "x402", authorization: payload as never };
-  }
-
-  private x402Context() {
-    return { rpc: this.chain.home(), chainId: this.chain.chainId, now: Math.floor(this.clock.now() / 1000), sender: this.chain.operator() };
-  }
-
-  /** The same proof again (a retry after a lost answer): same transaction hash, or the same x402 nonce. */
-  private sameProof(payment: PaymentRow, input: JsonObject): boolean {
-    if (typeof input.txHash === "string") return payment.txHash === input.txHash.toLowerCase();
-    try {
-      const nonce = parsePaymentPayload(input.paymentPayload ?? input.paymentSignature).payload.authorization.nonce;
-      return (payment.authorization as PaymentPayload | null)?.payload.authorization.nonce === nonce;
-    } catch {
-      return false;
-    }
   }
 
   /** Step 1: authenticated, order locked briefly, its payment read (ORDER_STATE_INVALID without one). */
@@ -307,28 +252,6 @@ export class PaymentSettlementService {
       data: { orderId: order.id, paymentId: payment.id, rail: payment.rail, ...data, after: { status: payment.status } },
     });
   }
-}
-
-function addressOf(value: unknown): string {
-  if (typeof value !== "string" || !isAddress(value)) throw MarketsErrors.validation();
-  return getAddress(value);
-}
-
-/** The paying agent's address; a named payer (`payer`, `from`) must be that address (PAYMENT_PAYER_MISMATCH). */
-function payerOf(named: unknown, agent: string): string {
-  if (named === undefined || named === null) return agent;
-  if (addressOf(named) !== agent) throw PaymentErrors.payerMismatch();
-  return agent;
-}
-
-function authorizationOf(value: unknown): { validAfter: string; validBefore: string; signature: string } | undefined {
-  if (value === undefined || value === null) return undefined;
-  const a = value as Record<string, unknown>;
-  const uint = (v: unknown) => typeof v === "string" && /^\d{1,20}$/.test(v);
-  if (typeof a !== "object" || !uint(a.validAfter) || !uint(a.validBefore) || typeof a.signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(a.signature)) {
-    throw MarketsErrors.validation();
-  }
-  return { validAfter: a.validAfter as string, validBefore: a.validBefore as string, signature: a.signature };
 }
 
 function isUniqueViolation(error: unknown): boolean {
