@@ -43,12 +43,12 @@ export async function send(client: MarketsClient, method: string, route: string,
 }
 
 /** PUT of raw bytes (a chunk's ciphertext) to `route` under /api/v1. */
-export async function putBytes(client: MarketsClient, route: string, bytes: Uint8Array): Promise<Answer> {
+export async function putBytes(client: MarketsClient, route: string, bytes: Uint8Array, headers: Record<string, string> = {}): Promise<Answer> {
   try {
     const { data, response } = await (client.api as any).request("PUT", `/api/v1${route}`, {
       body: bytes,
       bodySerializer: (raw: Uint8Array) => raw,
-      headers: { "content-type": "application/octet-stream" },
+      headers: { ...headers, "content-type": "application/octet-stream" },
     });
     return { status: response.status, body: data ?? null };
   } catch (error) {
