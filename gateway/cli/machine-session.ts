@@ -8,6 +8,7 @@ import { Wallet } from "ethers";
 import { readDemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { CliError } from "./command.js";
+import { marketsClient, send } from "./platform.js";
 
 const opened = new Map<string, Promise<string>>();
 
@@ -20,12 +21,6 @@ export interface OpenedSession {
   expiresAt: string;
 }
 
-async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
-
 /** The controller key for `identityRef`: given, from the environment, or the demo fixture's. */
 function controllerKey(identityRef: string, given: string | undefined): string {
   const key = given ?? process.env.MACHINE_CONTROLLER_PRIVATE_KEY;
@@ -36,7 +31,7 @@ function controllerKey(identityRef: string, given: string | undefined): string {
   return machine.controllerPrivateKey;
 }
 
-/** The session token for `machineId` on the markets API at `apiBase` (`http://host:port/api/v1`). */
+/** The session token for `machineId` on the markets API at `apiBase` (the listener's origin, `http://host:port`). */
 export function machineSession(apiBase: string, machineId: string, key?: string): Promise<string> {
   const cacheKey = `${apiBase} ${machineId}`;
   let session = opened.get(cacheKey);
@@ -50,16 +45,17 @@ export function machineSession(apiBase: string, machineId: string, key?: string)
 
 /** A new session for `machineId`: the answer of `POST /machine-identity/sessions`. */
 export async function openMachineSession(apiBase: string, machineId: string, key: string | undefined): Promise<OpenedSession> {
-  const record = await fetch(`${apiBase}/machines/${encodeURIComponent(machineId)}`);
-  const recordBody = (await record.json().catch(() => null)) as any;
+  const client = marketsClient(apiBase);
+  const record = await send(client, "GET", `/machines/${encodeURIComponent(machineId)}`);
+  const recordBody = record.body;
   if (record.status !== 200) throw new CliError(`machine ${machineId}: ${record.status} ${recordBody?.error?.code ?? ""}`);
   const identityRef = recordBody.item.identityRef as string | null;
   if (!identityRef) throw new CliError(`machine ${machineId} has no identityRef: no controller can act for it`);
   const wallet = new Wallet(controllerKey(identityRef, key));
-  const challenge = await post(`${apiBase}/machine-identity/challenges`, { identityRef });
+  const challenge = await send(client, "POST", "/machine-identity/challenges", { body: { identityRef } });
   if (challenge.status !== 201) throw new CliError(`identity challenge refused: ${challenge.status} ${challenge.body?.error?.code ?? ""}`);
   const signature = await wallet.signMessage(challenge.body.item.message);
-  const session = await post(`${apiBase}/machine-identity/sessions`, { machineId, identityProof: { challengeId: challenge.body.item.challengeId, signature } });
+  const session = await send(client, "POST", "/machine-identity/sessions", { body: { machineId, identityProof: { challengeId: challenge.body.item.challengeId, signature } } });
   if (session.status !== 201) throw new CliError(`machine session refused: ${session.status} ${session.body?.error?.code ?? ""}`);
   return session.body.item as OpenedSession;
 }

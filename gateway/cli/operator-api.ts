@@ -1,9 +1,10 @@
 /**
  * The CLI's client for the platform's operator operations on the GraphQL gateway (the running platform owns the
  * database; the CLI never opens it). URL: GRAPHQL_URL, else http://HOST:GRAPHQL_PORT/graphql. Token: OPERATOR_TOKEN,
- * else the dev operator token in dev mode.
+ * else the dev operator token in dev mode. Sent through the client package's gateway client.
  */
 import { DEV_OPERATOR_TOKEN, loadConfig } from "../../subgraphs/shared/config.js";
+import { ApiError, createGatewayClient, type GatewayClient } from "../../clients/typescript/src/index.js";
 import { CliError } from "./command.js";
 
 export interface ChipEvidenceRecord {
@@ -19,12 +20,12 @@ const RECORD_FIELDS = "receiptId machineId chipRef evidenceHash acceptedAt attes
 
 export class OperatorApi {
   private readonly url: string;
-  private readonly token: string;
+  private readonly gateway: GatewayClient;
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const config = loadConfig(env);
     this.url = env.GRAPHQL_URL ?? `http://${config.host}:${config.graphqlPort}/graphql`;
-    this.token = env.OPERATOR_TOKEN ?? config.operatorTokens[0] ?? DEV_OPERATOR_TOKEN;
+    this.gateway = createGatewayClient({ url: this.url, operatorToken: env.OPERATOR_TOKEN ?? config.operatorTokens[0] ?? DEV_OPERATOR_TOKEN, env: {} });
   }
 
   async pending(limit: number): Promise<ChipEvidenceRecord[]> {
@@ -54,21 +55,13 @@ export class OperatorApi {
   }
 
   private async request<T>(query: string, variables: Record<string, unknown>): Promise<T> {
-    let response: Response;
     try {
-      response = await fetch(this.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
-        body: JSON.stringify({ query, variables }),
-        signal: AbortSignal.timeout(10_000),
-      });
-    } catch {
-      throw new CliError(`the platform's GraphQL gateway at ${this.url} is not answering (is the platform running?)`);
+      return await this.gateway.request<T>(query, variables, { signal: AbortSignal.timeout(10_000) });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw new CliError(`the platform's GraphQL gateway at ${this.url} is not answering (is the platform running?)`);
+      const named = (error.envelope?.errors as Array<{ extensions?: { code?: string } }> | undefined)?.[0]?.extensions?.code;
+      if (!named) throw new CliError(`unexpected answer from ${this.url} (HTTP ${error.status})`);
+      throw new CliError(`the platform answered ${error.code}`);
     }
-    const body = (await response.json().catch(() => null)) as { data?: T; errors?: Array<{ extensions?: { code?: string } }> } | null;
-    const code = body?.errors?.[0]?.extensions?.code;
-    if (code) throw new CliError(`the platform answered ${code}`);
-    if (!body?.data) throw new CliError(`unexpected answer from ${this.url} (HTTP ${response.status})`);
-    return body.data;
   }
 }

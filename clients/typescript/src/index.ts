@@ -19,6 +19,7 @@ export {
   type VerifyClient,
   type VerifyClientOptions,
 } from "./clients.js";
+export { createGatewayClient, type GatewayClient, type GatewayClientOptions } from "./gateway.js";
 export type { FlowProgress, OnProgress } from "./flows/progress.js";
 export { submitChipEvidence, type ChipKeys, type SubmittedEvidence } from "./flows/evidence.js";
 export { checkMonetizationSignal, setMonetization, type CompatibilitySignal, type MonetizationToggle } from "./flows/monetization.js";

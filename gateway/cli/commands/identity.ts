@@ -33,7 +33,7 @@ export const identityCommands: CliCommandGroup = {
         const opts = parseOptions(args, { machine: { type: "string" }, key: { type: "string" }, api: { type: "string" } }, SESSION_USAGE);
         if (!opts) return;
         const config = loadConfig();
-        const api = `${opts.api ?? `http://${config.host}:${config.marketsPort}`}/api/v1`;
+        const api = opts.api ?? `http://${config.host}:${config.marketsPort}`;
         printResult({ ...(await openMachineSession(api, required(opts.machine, "--machine", SESSION_USAGE), opts.key)) });
       },
     },

@@ -8,6 +8,7 @@
  */
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { machineSession } from "../../machine-session.js";
+import { marketsClient, send, type Answer } from "../../platform.js";
 import { CliError, parseOptions, printResult, progress, UsageError, type CliCommandGroup } from "../../command.js";
 
 const USAGE = `Usage: cli agent run (--machine <mach_…> [--allow <keys>] [--label <text>] [--key <controller key>] | --token <agentToken>)
@@ -21,16 +22,10 @@ then sends a heartbeat every
 heartbeats, on Ctrl-C, or when the agent is revoked or its token refused (exit 1).
 --allow: comma-separated provider keys the agent may report (default: --provider).`;
 
-interface ApiAnswer {
-  status: number;
-  body: any;
-}
+type ApiAnswer = Answer;
 
-async function call(url: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+/** POST `route` (under /api/v1) on the markets API at `base`, through the client package. */
+const call = (base: string, route: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> => send(marketsClient(base), "POST", route, { body, headers });
 
 function number(raw: string | undefined, fallback: number, flag: string, min: number): number {
   if (raw === undefined) return fallback;
@@ -68,7 +63,7 @@ export const agentCommands: CliCommandGroup = {
         );
         if (!options) return;
         const config = loadConfig();
-        const api = `${options.api ?? `http://${config.host}:${config.marketsPort}`}/api/v1`;
+        const base = options.api ?? `http://${config.host}:${config.marketsPort}`;
         const provider = options.provider ?? "qvac";
         const endpoint = options.endpoint ?? "http://127.0.0.1:11434";
         const lease = number(options.lease, 30, "--lease", 1);
@@ -78,9 +73,10 @@ export const agentCommands: CliCommandGroup = {
         if (!token) {
           if (!options.machine) throw new UsageError(`give --machine to enrol, or --token\n\n${USAGE}`);
           const allowed = (options.allow ?? provider).split(",").map((key) => key.trim()).filter(Boolean);
-          const session = await machineSession(api, options.machine, options.key);
+          const session = await machineSession(base, options.machine, options.key);
           const enrolled = await call(
-            `${api}/machines/${encodeURIComponent(options.machine)}/agents/enrollment`,
+            base,
+            `/machines/${encodeURIComponent(options.machine)}/agents/enrollment`,
             { allowedProviderKeys: allowed, label: options.label },
             { authorization: `Bearer ${session}` },
           );
@@ -99,7 +95,7 @@ export const agentCommands: CliCommandGroup = {
           for (let sent = 0; sent < count && !stopped; ) {
             let answer: ApiAnswer | null = null;
             try {
-              answer = await call(`${api}/machine-agents/heartbeat`, { leaseSeconds: lease, endpoint: { providerKey: provider, endpointBaseUrl: endpoint } }, {
+              answer = await call(base, "/machine-agents/heartbeat", { leaseSeconds: lease, endpoint: { providerKey: provider, endpointBaseUrl: endpoint } }, {
                 authorization: `Bearer ${token}`,
               });
             } catch (error) {

@@ -17,6 +17,7 @@ import { Wallet } from "ethers";
 import { readDemoFixture } from "../../../../subgraphs/shared/chain/demo-fixture.js";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { machineSession } from "../../machine-session.js";
+import { marketsClient, send, type MarketsClient } from "../../platform.js";
 import { payCommand } from "./pay.js";
 import { resolveCommand } from "./resolve.js";
 import { CliError, parseOptions, printResult, progress, required, UsageError, type CliCommandGroup, type CliSubcommand } from "../../command.js";
@@ -25,23 +26,19 @@ const COMMON = "[--api http://127.0.0.1:<MARKETS_PORT>]";
 /** The machine's controller key for pair, search and demo (default: MACHINE_CONTROLLER_PRIVATE_KEY, or demo.json's). */
 const KEY = "[--key <controller key>]";
 
-interface Answer {
-  status: number;
-  body: any;
-}
+/** The markets API for these commands (through the client package), with the agent's pairing token if given. */
+class MarketsApi {
+  private readonly client: MarketsClient;
 
-class MarketsClient {
   constructor(
     readonly base: string,
-    private readonly token?: string,
-  ) {}
+    token?: string,
+  ) {
+    this.client = marketsClient(base, { pairingToken: token });
+  }
 
   async call(method: string, path: string, body?: unknown, expected: number[] = [200, 201], extra: Record<string, string> = {}): Promise<any> {
-    const headers: Record<string, string> = body === undefined ? { ...extra } : { "content-type": "application/json", ...extra };
-    if (this.token) headers["x-agent-pairing-token"] = this.token;
-    const response = await fetch(`${this.base}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    const answer: Answer = { status: response.status, body: text ? JSON.parse(text) : null };
+    const answer = await send(this.client, method, path, { body, headers: extra });
     if (!expected.includes(answer.status)) {
       throw new CliError(`${method} ${path}: ${answer.status} ${answer.body?.error?.code ?? ""}${answer.body?.error?.details ? ` ${JSON.stringify(answer.body.error.details)}` : ""}`);
     }
@@ -73,11 +70,11 @@ const tokenOf = (given: string | undefined, usage: string) => required(given ?? 
 // ---- steps (each used alone and by `demo`) -------------------------------------------------------------------------
 
 /** The machine's authority (a session signed by its controller) for the machine-bound writes below. */
-async function asMachine(client: MarketsClient, machine: string, key: string | undefined): Promise<Record<string, string>> {
-  return { authorization: `Bearer ${await machineSession(`${client.base}/api/v1`, machine, key)}` };
+async function asMachine(client: MarketsApi, machine: string, key: string | undefined): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${await machineSession(client.base, machine, key)}` };
 }
 
-async function pair(client: MarketsClient, machine: string, policy: Record<string, unknown>, key?: string) {
+async function pair(client: MarketsApi, machine: string, policy: Record<string, unknown>, key?: string) {
   const wallet = agentWallet();
   const challenge = (await client.call("POST", `/machines/${machine}/agent-pairings/challenges`, { agentAddress: wallet.address, agentProvider: "cli", agentRole: "machine-market-buyer" })).item;
   const signature = await wallet.signMessage(challenge.message);
@@ -93,7 +90,7 @@ async function pair(client: MarketsClient, machine: string, policy: Record<strin
   return pairing;
 }
 
-async function search(client: MarketsClient, machine: string, skillKey: string, key?: string) {
+async function search(client: MarketsApi, machine: string, skillKey: string, key?: string) {
   const result = (await client.call("POST", "/market/search", { machineId: machine, skillKey }, [200], await asMachine(client, machine, key))).item;
   if (result.quotes.length === 0) throw new CliError(`no quote for ${skillKey}`);
   return { searchId: result.searchId as string, quote: result.quotes[0] };
@@ -142,7 +139,7 @@ function orderAction(name: string, summary: string, path: string, body?: unknown
     async run(args) {
       const o = parseOptions(args, { order: { type: "string" }, token: { type: "string" }, api: { type: "string" } }, usage);
       if (!o) return;
-      const client = new MarketsClient(apiBase(o.api), tokenOf(o.token, usage));
+      const client = new MarketsApi(apiBase(o.api), tokenOf(o.token, usage));
       // Execute answers the provider's status with the order (a 4xx/5xx item is a failed execution, not a refusal).
       const answer = await client.call("POST", `/market/orders/${required(o.order, "--order", usage)}/${path}`, body, [200, 201, 202, 400, 401, 403, 404, 409, 500, 502, 503, 504]);
       if (!answer?.item) throw new CliError(`${name} refused: ${answer?.error?.code ?? "no answer"}`);
@@ -161,7 +158,7 @@ export const marketCommands: CliCommandGroup = {
       async run(args) {
         const o = parseOptions(args, { machine: { type: "string" }, api: { type: "string" }, key: { type: "string" }, ...POLICY_OPTIONS }, PAIR_USAGE);
         if (!o) return;
-        const pairing = await pair(new MarketsClient(apiBase(o.api)), required(o.machine, "--machine", PAIR_USAGE), policyOf(o), o.key);
+        const pairing = await pair(new MarketsApi(apiBase(o.api)), required(o.machine, "--machine", PAIR_USAGE), policyOf(o), o.key);
         printResult({ step: "pair", pairingId: pairing.id, status: pairing.status, agentAddress: pairing.agentAddress, delegationPolicyHash: pairing.delegationPolicyHash, pairingToken: pairing.pairingToken });
       },
     },
@@ -172,7 +169,7 @@ export const marketCommands: CliCommandGroup = {
       async run(args) {
         const o = parseOptions(args, { machine: { type: "string" }, skill: { type: "string" }, api: { type: "string" }, key: { type: "string" } }, SEARCH_USAGE);
         if (!o) return;
-        const found = await search(new MarketsClient(apiBase(o.api)), required(o.machine, "--machine", SEARCH_USAGE), o.skill ?? "oracle.price-feed", o.key);
+        const found = await search(new MarketsApi(apiBase(o.api)), required(o.machine, "--machine", SEARCH_USAGE), o.skill ?? "oracle.price-feed", o.key);
         printResult({ step: "search", searchId: found.searchId, quoteId: found.quote.id, serviceId: found.quote.serviceId, pricing: found.quote.pricing, expiresAt: found.quote.expiresAt });
       },
     },
@@ -193,7 +190,7 @@ export const marketCommands: CliCommandGroup = {
         } catch {
           throw new UsageError(`--input must be JSON\n\n${ORDER_USAGE}`);
         }
-        const client = new MarketsClient(apiBase(o.api), tokenOf(o.token, ORDER_USAGE));
+        const client = new MarketsApi(apiBase(o.api), tokenOf(o.token, ORDER_USAGE));
         const order = (
           await client.call("POST", "/market/orders", {
             machineId: required(o.machine, "--machine", ORDER_USAGE),
@@ -205,7 +202,7 @@ export const marketCommands: CliCommandGroup = {
         printResult({ step: "order", orderId: order.id, status: order.status, rail: order.payment.defaultRail });
       },
     },
-    payCommand((api, token) => new MarketsClient(apiBase(api), token ?? process.env.MARKET_PAIRING_TOKEN), agentWallet),
+    payCommand((api, token) => new MarketsApi(apiBase(api), token ?? process.env.MARKET_PAIRING_TOKEN), agentWallet),
     orderAction("execute", "execute the order through its provider", "execute"),
     orderAction("confirm", "confirm delivery (closes the order)", "confirm"),
     resolveCommand,
@@ -218,7 +215,7 @@ export const marketCommands: CliCommandGroup = {
         if (!o) return;
         const machine = required(o.machine, "--machine", DEMO_USAGE);
         const base = apiBase(o.api);
-        const platform = new MarketsClient(base);
+        const platform = new MarketsApi(base);
         const provider = readDemoFixture(loadConfig().dataDir)?.markets?.provider;
         if (!provider) throw new CliError("demo.json names no demo provider: start the platform with `npm start`");
         progress(`1/7 runtime endpoint: ${provider.providerKey} at ${provider.url}`);
@@ -232,7 +229,7 @@ export const marketCommands: CliCommandGroup = {
         progress("2/7 pair: challenge signed by the demo agent");
         const pairing = await pair(platform, machine, { allowedSkillKeys: [provider.skillKey], perTransactionLimit: 1, dailySpendLimit: 10, currency: "USD" }, o.key);
         printResult({ step: "pair", pairingId: pairing.id, agentAddress: pairing.agentAddress, sessionExpiresAt: pairing.sessionExpiresAt });
-        const agent = new MarketsClient(base, pairing.pairingToken);
+        const agent = new MarketsApi(base, pairing.pairingToken);
         progress(`3/7 search: ${provider.skillKey}`);
         const found = await search(platform, machine, provider.skillKey, o.key);
         printResult({ step: "search", searchId: found.searchId, quoteId: found.quote.id, pricing: found.quote.pricing });

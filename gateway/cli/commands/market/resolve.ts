@@ -6,6 +6,7 @@
  * OPERATOR_TOKENS, else the dev operator token. Prints one JSON line; a refusal exits 1 naming the code.
  */
 import { DEV_OPERATOR_TOKEN, loadConfig } from "../../../../subgraphs/shared/config.js";
+import { marketsClient, send } from "../../platform.js";
 import { CliError, parseOptions, printResult, required, UsageError, type CliSubcommand } from "../../command.js";
 
 export const RESOLVE_USAGE = `Usage: cli market resolve --order <ord_…> --decision release|refund --reason <text> [--operator-token T]
@@ -31,19 +32,9 @@ export const resolveCommand: CliSubcommand = {
     const config = loadConfig();
     const token = o["operator-token"] ?? process.env.OPERATOR_TOKEN ?? config.operatorTokens[0] ?? DEV_OPERATOR_TOKEN;
     const base = o.api ?? `http://${config.host}:${config.marketsPort}`;
-    const response = await fetch(`${base}/api/v1/market/orders/${encodeURIComponent(orderId)}/resolve`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      body: JSON.stringify({ decision, reason }),
-    });
-    const text = await response.text();
-    let body: any = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      // reported below with the status
-    }
-    if (response.status !== 200 || !body?.item) throw new CliError(`POST /market/orders/${orderId}/resolve: ${response.status} ${body?.error?.code ?? ""}`);
+    const answer = await send(marketsClient(base), "POST", `/market/orders/${encodeURIComponent(orderId)}/resolve`, { body: { decision, reason }, headers: { authorization: `Bearer ${token}` } });
+    const body = answer.body;
+    if (answer.status !== 200 || !body?.item) throw new CliError(`POST /market/orders/${orderId}/resolve: ${answer.status} ${body?.error?.code ?? ""}`);
     const { order, payment } = body.item;
     printResult({
       step: "resolve",

@@ -1,7 +1,7 @@
 /**
  * `cli stream`'s client of the markets API (docs/stream-marketplace.md) and its local key files:
  * - StreamApi: JSON calls (a refusal becomes a CliError naming the platform's code), raw ciphertext upload and
- *   ranged, bearer-authenticated download;
+ *   ranged, bearer-authenticated download, all through the client package (gateway/cli/platform.ts);
  * - the seller file (`--seller`, default <DATA_DIR>/stream-seller.json): the machine, its agent credentials, its
  *   Ed25519 signing key and X25519 key (generated and registered on first use), and the end of its chunk chain;
  * - the buyer file (`--buyer-key`, default <DATA_DIR>/stream-buyer.json): the buyer's X25519 key.
@@ -14,60 +14,49 @@ import nacl from "tweetnacl";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { fromHex, toHex, type ManifestSigner } from "../../../../subgraphs/markets/stream/index.js";
 import { CliError } from "../../command.js";
+import { getBytes, marketsClient, putBytes, send, type Answer, type MarketsClient } from "../../platform.js";
 
 export class StreamApi {
+  private readonly client: MarketsClient;
+
   constructor(
     readonly base: string,
     private readonly headers: Record<string, string> = {},
-  ) {}
+  ) {
+    this.client = marketsClient(base);
+  }
 
   with(headers: Record<string, string>): StreamApi {
     return new StreamApi(this.base, { ...this.headers, ...headers });
   }
 
   async call(method: string, route: string, body?: unknown, expected: number[] = [200, 201]): Promise<any> {
-    const headers: Record<string, string> = { ...this.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) };
-    let response: Response;
+    let answer: Answer;
     try {
-      response = await fetch(`${this.base}/api/v1${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      answer = await send(this.client, method, route, { body, headers: this.headers });
     } catch (error) {
+      if (error instanceof SyntaxError) throw new CliError(`${method} ${route}: not JSON`);
       throw new CliError(`the markets API at ${this.base} is not answering (${(error as Error).message})`);
     }
-    const text = await response.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      throw new CliError(`${method} ${route}: ${response.status}, not JSON`);
-    }
-    if (!expected.includes(response.status)) {
+    const json = answer.body;
+    if (!expected.includes(answer.status)) {
       const code = json?.error?.code ?? "";
-      throw new CliError(`${method} ${route} refused: ${response.status} ${code}${json?.error?.message ? ` (${json.error.message})` : ""}`);
+      throw new CliError(`${method} ${route} refused: ${answer.status} ${code}${json?.error?.message ? ` (${json.error.message})` : ""}`);
     }
     return json;
   }
 
   /** PUT of raw bytes (chunk ciphertext), with the agent headers. */
   async putBytes(route: string, bytes: Uint8Array): Promise<any> {
-    const response = await fetch(`${this.base}/api/v1${route}`, {
-      method: "PUT",
-      headers: { ...this.headers, "content-type": "application/octet-stream" },
-      body: bytes as unknown as BodyInit,
-    });
-    const text = await response.text();
-    const json = text ? JSON.parse(text) : null;
-    if (response.status !== 200 && response.status !== 201) throw new CliError(`PUT ${route} refused: ${response.status} ${json?.error?.code ?? ""}`);
-    return json;
+    const answer = await putBytes(this.client, route, bytes, this.headers);
+    if (answer.status !== 200 && answer.status !== 201) throw new CliError(`PUT ${route} refused: ${answer.status} ${answer.body?.error?.code ?? ""}`);
+    return answer.body;
   }
 
   /** GET of raw bytes from `start` on (Range), with a bearer token: the response, its body not yet read. */
   async getBytes(url: string, token: string, start: number): Promise<Response> {
-    const absolute = /^https?:/.test(url) ? url : `${this.base}${url.startsWith("/api/") ? "" : "/api/v1"}${url}`;
-    const response = await fetch(absolute, { headers: { authorization: `Bearer ${token}`, ...(start > 0 ? { range: `bytes=${start}-` } : {}) } });
-    if (response.status !== 200 && response.status !== 206) {
-      const body = await response.text();
-      throw new CliError(`GET ${url} refused: ${response.status} ${(() => { try { return JSON.parse(body).error.code; } catch { return ""; } })()}`);
-    }
+    const { response, refusal } = await getBytes(this.client, url, token, start);
+    if (!response) throw new CliError(`GET ${url} refused: ${refusal?.status} ${refusal?.body?.error?.code ?? ""}`);
     return response;
   }
 }
