@@ -4,7 +4,8 @@
  * stream generated on the fly (stream-rss.ts, in a process of its own), which must stay flat as the stream grows.
  *
  * Cases, all on one core, measured in CPU time of this process, taking turns slice by slice, medians of the rounds:
- * - raw cipher: `xchacha20poly1305(key, nonce).encrypt(chunk)` over the same chunks (the baseline);
+ * - raw cipher: `sealChunk` (OpenSSL's ChaCha20-Poly1305 under the HChaCha20 subkey) over the same chunks (the
+ *   baseline), and beside it the JavaScript cipher of @noble/ciphers the formats used before, for scale;
  * - symmetric part of a chunk: cipher, plaintext and ciphertext SHA-256, chunkId;
  * - full chunk encryption (`encryptStream`): the above plus a fresh key and nonce, the key sealed to each recipient
  *   and the Ed25519 manifest signature (tweetnacl), at the default 256 KiB chunks and at larger ones;
@@ -12,6 +13,7 @@
  *   with the key unwrapped from a buyer-access entry per chunk.
  */
 import { xchacha20poly1305 } from "@noble/ciphers/chacha.js";
+import { xchachaOpen } from "../../subgraphs/markets/stream/xchacha.js";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
@@ -66,6 +68,9 @@ export async function benchStreamFormats(rounds: number): Promise<void> {
   const raw = (chunkSize: number) => () => {
     for (let offset = 0; offset < SLICE; offset += chunkSize) sealChunk(key, nonce, slice(offset, chunkSize));
   };
+  const rawJs = (chunkSize: number) => () => {
+    for (let offset = 0; offset < SLICE; offset += chunkSize) xchacha20poly1305(key, nonce).encrypt(slice(offset, chunkSize));
+  };
   const symmetric = (chunkSize: number) => () => {
     for (let offset = 0; offset < SLICE; offset += chunkSize) {
       const plaintext = slice(offset, chunkSize);
@@ -86,10 +91,12 @@ export async function benchStreamFormats(rounds: number): Promise<void> {
 
   const cases: Array<[string, () => Promise<void> | void]> = [
     ...sizes.map((s) => [`raw encrypt ${s / 1024} KiB`, raw(s)] as [string, () => void]),
+    [`raw encrypt 256 KiB, JS cipher`, rawJs(262_144)],
+    [`raw encrypt 1024 KiB, JS cipher`, rawJs(MB)],
     [`symmetric part 256 KiB`, symmetric(262_144)],
     ...sizes.map((s) => [`full encrypt ${s / 1024} KiB, 1 recipient`, full(s, one)] as [string, () => Promise<void>]),
     [`full encrypt 256 KiB, 2 recipients`, full(262_144, two)],
-    [`raw decrypt 256 KiB`, () => { chunks.forEach((c, i) => xchacha20poly1305(keys[i]!, nonces[i]!).decrypt(c.ciphertext)); }],
+    [`raw decrypt 256 KiB`, () => { chunks.forEach((c, i) => xchachaOpen(keys[i]!, nonces[i]!, c.ciphertext)); }],
     [`chunk decrypt 256 KiB`, () => { chunks.forEach((c, i) => decryptChunk(c.manifest, c.ciphertext, keys[i]!.slice())); }],
     [`chunk decrypt 256 KiB + unwrap`, () => { chunks.forEach((c, i) => decryptChunk(c.manifest, c.ciphertext, openBuyerAccess(access[i], c.manifest, buyer.secretKey))); }],
   ];
@@ -108,8 +115,12 @@ export async function benchStreamFormats(rounds: number): Promise<void> {
     console.log(`  ${name.padEnd(36)} ${m(name).toFixed(1).padStart(8)} MB/s${baseline ? `   ${((100 * m(name)) / m(baseline)).toFixed(1).padStart(5)}% of ${baseline}` : ""}`);
   console.log(`\nStream chunk encryption, ${ROUND_BYTES / MB} MB per case, ${rounds} rounds, MB per CPU second on one core (medians; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")}); target >= 80% of the raw cipher`);
   for (const s of sizes) line(`raw encrypt ${s / 1024} KiB`);
+  line("raw encrypt 256 KiB, JS cipher", "raw encrypt 256 KiB");
+  line("raw encrypt 1024 KiB, JS cipher", "raw encrypt 1024 KiB");
   line("symmetric part 256 KiB", "raw encrypt 256 KiB");
   for (const s of sizes) line(`full encrypt ${s / 1024} KiB, 1 recipient`, `raw encrypt ${s / 1024} KiB`);
+  line("full encrypt 256 KiB, 1 recipient", "raw encrypt 256 KiB, JS cipher");
+  line("full encrypt 1024 KiB, 1 recipient", "raw encrypt 1024 KiB, JS cipher");
   line("full encrypt 256 KiB, 2 recipients", "raw encrypt 256 KiB");
   line("raw decrypt 256 KiB");
   line("chunk decrypt 256 KiB", "raw decrypt 256 KiB");

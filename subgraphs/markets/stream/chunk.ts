@@ -1,8 +1,7 @@
 /**
- * One chunk: XChaCha20-Poly1305 (@noble/ciphers; 32-byte key, 24-byte nonce, empty AAD) under a fresh random key,
+ * One chunk: XChaCha20-Poly1305 (xchacha.ts; 32-byte key, 24-byte nonce, empty AAD) under a fresh random key,
  * the key sealed to each recipient, hashed, chained and signed into its manifest.
  */
-import { xchacha20poly1305 } from "@noble/ciphers/chacha.js";
 import { randomBytes } from "node:crypto";
 import { bytesEqual, fromHex, sha256Tag, toHex, type RandomSource } from "./encoding.js";
 import { StreamFormatError } from "./errors.js";
@@ -11,6 +10,7 @@ import {
   type ChunkManifest, type KeyRecipient, type ManifestSigner, type RecipientType,
 } from "./manifest.js";
 import { seal } from "./sealed-box.js";
+import { xchachaOpen, xchachaSeal } from "./xchacha.js";
 
 export const KEY_BYTES = 32;
 export const NONCE_BYTES = 24;
@@ -40,9 +40,9 @@ export interface EncryptedChunk {
 
 const defaultRandom: RandomSource = (n) => new Uint8Array(randomBytes(n));
 
-/** The raw AEAD step, also what the benchmark measures as the bare cipher. */
+/** The raw AEAD step (OpenSSL's cipher under the HChaCha20 subkey, xchacha.ts), also the bench's bare cipher. */
 export const sealChunk = (key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array): Uint8Array =>
-  xchacha20poly1305(key, nonce).encrypt(plaintext);
+  xchachaSeal(key, nonce, plaintext);
 
 export function encryptChunk(
   plaintext: Uint8Array,
@@ -96,7 +96,7 @@ export function decryptChunk(manifest: ChunkManifest, ciphertext: Uint8Array, ke
   if (!nonce) throw new StreamFormatError("MANIFEST_MALFORMED", "encryption.nonce is not 24 bytes of hex", position);
   let plaintext: Uint8Array;
   try {
-    plaintext = xchacha20poly1305(key, nonce).decrypt(ciphertext);
+    plaintext = xchachaOpen(key, nonce, ciphertext);
   } catch {
     throw new StreamFormatError("DECRYPTION_FAILED", `chunk ${manifest.chunkId}: the authentication tag does not match`, position);
   }
