@@ -222,3 +222,17 @@ describe("FX: conversion at the event's time", () => {
     expect(scoreMachine(inputs([event(3, "activity", { currency: "" })])).mcrDegraded).toBe(false);
   });
 });
+
+describe("revenue sums past 2^53 cents", () => {
+  it("total revenue is exact for amounts around and beyond the double's integer range, in any order", () => {
+    const safe = BigInt(Number.MAX_SAFE_INTEGER);
+    const values = [1n, safe - 1n, 2n, safe, 3n, 10n ** 30n, 7n, safe + 5n, 999n, 2n ** 200n, 5n, safe * 3n];
+    for (const order of [values, [...values].reverse()]) {
+      const events = order.map((value, i) => event(i + 1, "revenue", { value }));
+      const result = scoreMachine(inputs(events));
+      // (safe - 1) + safe + (safe + 5) + 3 safe, the small ones 1 + 2 + 3 + 7 + 999 + 5, and the two huge ones.
+      expect(result.totalRevenue).toBe(9_007_199_254_740_991n * 6n + 4n + 1_017n + 10n ** 30n + 2n ** 200n);
+      expect(result.revenueEventCount).toBe(values.length);
+    }
+  });
+});

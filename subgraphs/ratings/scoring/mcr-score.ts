@@ -96,94 +96,161 @@ export function negativeFlagOf(flaggedAt: number | null, nowSeconds: number): bo
   return flaggedAt !== null && flaggedAt >= FLAG_FLOOR_SECONDS && flaggedAt <= nowSeconds + DAY;
 }
 
-interface ConvertedEvent extends ScoredEvent {
-  amountStatus: AmountStatus | null;
-  usdCents: bigint;
+/**
+ * Sums of USD cents without a BigInt allocation per event: amounts add up in a double while the running sum stays an
+ * exact integer (below 2^53), and spill into a BigInt only when it would not; the result equals the plain BigInt sum.
+ */
+class CentsSum {
+  private small = 0;
+  private big = 0n;
+
+  add(cents: bigint): void {
+    if (cents <= SAFE_CENTS && cents >= -SAFE_CENTS) {
+      const next = this.small + Number(cents);
+      if (Number.isSafeInteger(next)) {
+        this.small = next;
+        return;
+      }
+    }
+    this.big += BigInt(this.small) + cents;
+    this.small = 0;
+  }
+
+  get value(): bigint {
+    return this.big + BigInt(this.small);
+  }
 }
+const SAFE_CENTS = BigInt(Number.MAX_SAFE_INTEGER);
 
+const STATUS_NONE = 0;
+const STATUS_OK = 1;
+const STATUS_NOT_OK = 2;
+
+/**
+ * One pass over the events gathers every figure the score needs, in the events' order, with no per-event objects:
+ * counts, the cents sums (all history, the score window, the two trend windows), the time span, the latest record
+ * and the cadence days. The trust mean needs the first event's time before it can weigh self-reported events, so it
+ * is a second pass over the window in the same order (the floating-point sum is order-sensitive).
+ */
 export function scoreMachine(inputs: ScoringInputs): McrScore {
-  const { nowSeconds } = inputs;
-  const events: ConvertedEvent[] = inputs.events.map((event) => {
-    if (event.eventType !== EVENT_REVENUE) return { ...event, amountStatus: null, usdCents: 0n };
-    const conversion = convertToUsdCents(event.value, event.currency, event.timestamp, inputs.rates);
-    return { ...event, amountStatus: conversion.status, usdCents: conversion.usdCents ?? 0n };
-  });
-  const revenue = events.filter((e) => e.eventType === EVENT_REVENUE);
-  const totalRevenue = revenue.reduce((sum, e) => sum + e.usdCents, 0n);
+  const { nowSeconds, events } = inputs;
   const windowStart = nowSeconds - SCORE_WINDOW_SECONDS;
-  const inWindow = events.filter((e) => e.timestamp > windowStart && e.timestamp <= nowSeconds);
-  const revenueTrend = trendOf(revenue, nowSeconds);
+  const cadenceStart = nowSeconds - CADENCE_WINDOW_SECONDS;
+  const recentStart = nowSeconds - TREND_WINDOW_SECONDS;
+  const previousStart = recentStart - TREND_WINDOW_SECONDS;
+  const total = new CentsSum();
+  const windowOk = new CentsSum();
+  const recent = new CentsSum();
+  const previous = new CentsSum();
+  let revenueCount = 0;
+  let activityCount = 0;
+  let inWindowCount = 0;
+  let recentCount = 0;
+  let previousCount = 0;
+  let degraded = false;
+  let lastUpdated = -Infinity;
+  let firstTime = Infinity;
+  let lastTime = -Infinity;
+  const cadenceDays = new Set<number>();
 
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    const t = event.timestamp;
+    lastUpdated = Math.max(lastUpdated, event.recordedAt);
+    firstTime = Math.min(firstTime, t);
+    lastTime = Math.max(lastTime, t);
+    if (event.eventType === EVENT_ACTIVITY) activityCount++;
+    let status = STATUS_NONE;
+    let cents = 0n;
+    if (event.eventType === EVENT_REVENUE) {
+      revenueCount++;
+      if (event.currency === "USD") {
+        // convertToUsdCents' first rule, inline: the common case costs no call and no result object.
+        status = STATUS_OK;
+        cents = event.value;
+      } else {
+        const conversion = convertToUsdCents(event.value, event.currency, t, inputs.rates);
+        status = conversion.status === "ok" ? STATUS_OK : STATUS_NOT_OK;
+        cents = conversion.usdCents ?? 0n;
+      }
+      total.add(cents);
+    }
+    if (t > cadenceStart && t <= nowSeconds) cadenceDays.add(Math.floor(t / DAY));
+    if (t > windowStart && t <= nowSeconds) {
+      inWindowCount++;
+      if (status === STATUS_NOT_OK) degraded = true;
+      if (status === STATUS_OK) windowOk.add(cents);
+    }
+    if (status === STATUS_OK && t <= nowSeconds) {
+      if (t > recentStart) {
+        recentCount++;
+        recent.add(cents);
+      } else if (t > previousStart) {
+        previousCount++;
+        previous.add(cents);
+      }
+    }
+  }
+
+  const totalRevenue = total.value;
+  const revenueTrend = recentCount === 0 || previousCount === 0 ? "insufficient" : trendBetween(recent.value, previous.value);
   const base = {
-    mcrDegraded: inWindow.some((e) => e.amountStatus !== null && e.amountStatus !== "ok"),
+    mcrDegraded: degraded,
     bonded: inputs.bonded,
     negativeFlag: negativeFlagOf(inputs.flaggedAt, nowSeconds),
     eventCount: events.length,
-    revenueEventCount: revenue.length,
-    activityEventCount: events.filter((e) => e.eventType === EVENT_ACTIVITY).length,
+    revenueEventCount: revenueCount,
+    activityEventCount: activityCount,
     revenueTrend,
     totalRevenue,
-    averageRevenuePerEvent: revenue.length === 0 ? 0 : Number(totalRevenue) / revenue.length,
-    lastUpdated: events.length === 0 ? null : Math.max(...events.map((e) => e.recordedAt)),
+    averageRevenuePerEvent: revenueCount === 0 ? 0 : Number(totalRevenue) / revenueCount,
+    lastUpdated: events.length === 0 ? null : lastUpdated,
   };
   if (!inputs.bonded) return { ...base, mcrScore: 0, mcr: "NR" };
-  if (!graduated(events)) return { ...base, mcrScore: 0, mcr: "Provisioned" };
+  // Both graduation gates: enough events, and a first-to-last span covering a sustained operating window.
+  if (events.length < GRADUATION_MIN_EVENTS || !(lastTime - firstTime >= GRADUATION_MIN_SPAN_SECONDS)) {
+    return { ...base, mcrScore: 0, mcr: "Provisioned" };
+  }
 
-  const points = revenuePoints(inWindow, revenueTrend) + cadencePoints(events, nowSeconds) + trustPoints(inputs, events, inWindow);
+  const points = revenuePoints(windowOk.value, revenueTrend)
+    + CADENCE_MAX * Math.min(1, cadenceDays.size / CADENCE_FULL_DAYS)
+    + trustPoints(inputs, firstTime, inWindowCount);
   // Points are settled to 6 decimals first, so float noise (0.7 * 30 = 20.999999999999996) cannot flip a half.
   const score = Math.min(100, Math.max(0, Math.round(Math.round(points * 1e6) / 1e6)));
   const mcr = ratingFor(score);
   return { ...base, mcrScore: mcr === "NR" ? 0 : score, mcr };
 }
 
-/** Both gates: enough events, and a first-to-last span covering a sustained operating window. */
-function graduated(events: readonly ScoredEvent[]): boolean {
-  if (events.length < GRADUATION_MIN_EVENTS) return false;
-  const times = events.map((e) => e.timestamp);
-  return Math.max(...times) - Math.min(...times) >= GRADUATION_MIN_SPAN_SECONDS;
-}
-
-/** Last 30 days against the 30 before; `insufficient` unless both hold a converted revenue event. */
-export function trendOf(revenue: readonly ConvertedEvent[], nowSeconds: number): RevenueTrend {
-  const recentStart = nowSeconds - TREND_WINDOW_SECONDS;
-  const previousStart = recentStart - TREND_WINDOW_SECONDS;
-  const ok = revenue.filter((e) => e.amountStatus === "ok" && e.timestamp <= nowSeconds);
-  const recent = ok.filter((e) => e.timestamp > recentStart);
-  const previous = ok.filter((e) => e.timestamp > previousStart && e.timestamp <= recentStart);
-  if (recent.length === 0 || previous.length === 0) return "insufficient";
-  const recentSum = recent.reduce((sum, e) => sum + e.usdCents, 0n);
-  const previousSum = previous.reduce((sum, e) => sum + e.usdCents, 0n);
+/** Last 30 days against the 30 before, both holding a converted revenue event: up, down or stable. */
+function trendBetween(recentSum: bigint, previousSum: bigint): RevenueTrend {
   if (recentSum * 100n >= previousSum * 110n && recentSum > previousSum) return "up";
   if (recentSum * 100n <= previousSum * 90n && recentSum < previousSum) return "down";
   return "stable";
 }
 
 /** Volume on a log scale ($9 -> 7.5, $99 -> 15, $999 -> 22.5, $9,999 and more -> 30) plus the trend's points. */
-function revenuePoints(inWindow: readonly ConvertedEvent[], trend: RevenueTrend): number {
-  const cents = inWindow.reduce((sum, e) => sum + (e.amountStatus === "ok" ? e.usdCents : 0n), 0n);
+function revenuePoints(cents: bigint, trend: RevenueTrend): number {
   const dollars = Number(cents) / 100;
   const volume = Math.min(1, Math.log10(1 + dollars) / REVENUE_VOLUME_DECADES);
   return REVENUE_VOLUME_MAX * volume + TREND_POINTS[trend];
 }
 
-/** Distinct UTC days with any event in the last 90 days; 45 of them earn all 35 points. */
-function cadencePoints(events: readonly ScoredEvent[], nowSeconds: number): number {
-  const start = nowSeconds - CADENCE_WINDOW_SECONDS;
-  const days = new Set(events.filter((e) => e.timestamp > start && e.timestamp <= nowSeconds).map((e) => Math.floor(e.timestamp / DAY)));
-  return CADENCE_MAX * Math.min(1, days.size / CADENCE_FULL_DAYS);
-}
-
 /** Mean trust weight of the window's events; an override replaces it; an active negative flag zeroes it. */
-function trustPoints(inputs: ScoringInputs, events: readonly ScoredEvent[], inWindow: readonly ScoredEvent[]): number {
+function trustPoints(inputs: ScoringInputs, firstEvent: number, inWindowCount: number): number {
   const { nowSeconds, flaggedAt } = inputs;
   if (flaggedAt !== null && negativeFlagOf(flaggedAt, nowSeconds) && nowSeconds < flaggedAt + PENALTY_WINDOW_SECONDS) {
     return 0;
   }
   if (inputs.trustOverride !== null) return (TRUST_MAX * inputs.trustOverride) / 100;
-  if (inWindow.length === 0) return 0;
-  const firstEvent = Math.min(...events.map((e) => e.timestamp));
+  if (inWindowCount === 0) return 0;
   const selfReportedWeight =
     nowSeconds - firstEvent >= SELF_REPORTED_BONUS_AGE_SECONDS ? SELF_REPORTED_GRADUATED_WEIGHT : TRUST_WEIGHTS[0]!;
-  const total = inWindow.reduce((sum, e) => sum + (e.trustLevel === 0 ? selfReportedWeight : TRUST_WEIGHTS[e.trustLevel] ?? 0), 0);
-  return (TRUST_MAX * total) / inWindow.length;
+  const windowStart = nowSeconds - SCORE_WINDOW_SECONDS;
+  let total = 0;
+  for (const e of inputs.events) {
+    if (e.timestamp > windowStart && e.timestamp <= nowSeconds) {
+      total += e.trustLevel === 0 ? selfReportedWeight : TRUST_WEIGHTS[e.trustLevel] ?? 0;
+    }
+  }
+  return (TRUST_MAX * total) / inWindowCount;
 }
