@@ -150,8 +150,8 @@ export function replaceVectorSection(doc: string, section: string): string {
 }
 
 /**
- * The chunks are sealed with @noble/ciphers; a second implementation (libsodium's XChaCha20-Poly1305, empty AAD) must
- * open each one to its plaintext, or the vectors would only agree with the library that made them. Throws otherwise.
+ * The chunks are sealed by encryptChunk (OpenSSL's cipher under the HChaCha20 subkey); a second implementation
+ * (libsodium's XChaCha20-Poly1305, empty AAD) must open each one to its plaintext, or the vectors would only agree with the library that made them. Throws otherwise.
  */
 export async function openChunksWithLibsodium(vectors: Vectors): Promise<void> {
   await sodium.ready;

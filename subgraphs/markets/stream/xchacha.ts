@@ -11,6 +11,8 @@ import { createCipheriv, createDecipheriv } from "node:crypto";
 import { hchacha } from "@noble/ciphers/chacha.js";
 
 const TAG = 16;
+/** Bytes per cipher call: large enough to amortise the call, small enough to stay out of fresh memory mappings. */
+const PIECE = 64 * 1024;
 /** "expand 32-byte k" as four little-endian words. */
 const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -36,11 +38,18 @@ export function xchachaSeal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8
   const { subkey, iv } = subkeyAndNonce(key, nonce);
   const cipher = createCipheriv("chacha20-poly1305", subkey, iv, { authTagLength: TAG });
   subkey.fill(0);
-  const body = cipher.update(plaintext);
-  cipher.final();
-  const out = new Uint8Array(body.length + TAG);
-  out.set(body, 0);
-  out.set(cipher.getAuthTag(), body.length);
+  // One output buffer: the cipher runs over pieces whose outputs are small (reused by the allocator rather than
+  // mapped and faulted in afresh, as one multi-MiB intermediate was) and copied straight into place.
+  const out = new Uint8Array(plaintext.length + TAG);
+  let at = 0;
+  for (let offset = 0; offset < plaintext.length; offset += PIECE) {
+    const piece = cipher.update(plaintext.subarray(offset, Math.min(plaintext.length, offset + PIECE)));
+    out.set(piece, at);
+    at += piece.length;
+  }
+  const rest = cipher.final();
+  out.set(rest, at);
+  out.set(cipher.getAuthTag(), at + rest.length);
   return out;
 }
 
@@ -51,7 +60,19 @@ export function xchachaOpen(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Arr
   const decipher = createDecipheriv("chacha20-poly1305", subkey, iv, { authTagLength: TAG });
   subkey.fill(0);
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG));
-  const body = decipher.update(sealed.subarray(0, sealed.length - TAG));
-  decipher.final(); // throws on a tag mismatch, before the plaintext is returned
-  return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const length = sealed.length - TAG;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (let offset = 0; offset < length; offset += PIECE) {
+    const piece = decipher.update(sealed.subarray(offset, Math.min(length, offset + PIECE)));
+    out.set(piece, at);
+    at += piece.length;
+  }
+  try {
+    out.set(decipher.final(), at); // throws on a tag mismatch, before the plaintext is returned
+  } catch (error) {
+    out.fill(0);
+    throw error;
+  }
+  return out;
 }
