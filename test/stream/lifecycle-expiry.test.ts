@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { describeSweep } from "../../subgraphs/markets/lifecycle/index.js";
-import { SWEEP_GRACE_MS } from "../../subgraphs/markets/stream/orders/stream-order.expiry.js";
+import { SWEEP_GRACE_MS } from "../../subgraphs/markets/common/payment.expiry.js";
 import { manualClock } from "../support/clock.js";
 import { graphql } from "../support/platform.js";
 import {

@@ -9,7 +9,8 @@ import type { Clock } from "../../shared/clock.js";
 import type { MarketsStore } from "../common/store.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import type { OrderRecovery } from "../orders/order.recovery.js";
-import { SWEEP_BATCH, sweepStreamOrders } from "../stream/orders/stream-order.expiry.js";
+import { SWEEP_BATCH } from "../common/payment.expiry.js";
+import { sweepStreamOrders } from "../stream/orders/stream-order.expiry.js";
 import { sweepPurchases } from "../stream/purchases/purchase.expiry.js";
 import type { TaskService } from "../work/task.service.js";
 

@@ -28,7 +28,8 @@ import { StreamOrderErrors as E } from "./stream-order.errors.js";
 import { getAddress, isAddress, isHexString } from "ethers";
 import { spendTransfer } from "../../orders/payments/spent.repository.js";
 import { checkStreamPayment, priceRaw, proofInput, type CheckedPaymentProof, type PaymentProofInput } from "./stream-order.payment.js";
-import { expireStreamOrder, paymentDueAt } from "./stream-order.expiry.js";
+import { paymentDue, paymentDueAt } from "../../common/payment.expiry.js";
+import { expireStreamOrder } from "./stream-order.expiry.js";
 import { lockStreamOrder, STREAM_ORDER_ID, streamOrderView, transitionStreamOrder, type StreamOrderView } from "./stream-order.repository.js";
 import { decodeCursor, newId, olderThan, pageLimit, pageOf } from "../../common/support.js";
 import type { AgentCredentials, StreamAgentAuth } from "./stream-order.ports.js";
@@ -225,7 +226,7 @@ export class StreamOrderService {
     const ttl = this.options.paymentTtlSeconds;
     await this.store.write(async (tx) => {
       const order = await lockStreamOrder(tx, orderId);
-      if (order.status === "payment_pending" && now.getTime() >= paymentDueAt(order.createdAt, ttl).getTime()) {
+      if (paymentDue(order, now, ttl)) {
         await expireStreamOrder(tx, order, now, ttl, "payment");
       }
     });
