@@ -26,7 +26,8 @@ import { recordAuditEvent, type MarketsTx } from "../../common/audit.repository.
 import { MarketsErrors } from "../../common/errors.js";
 import { pageRequest, createdAtKeyset, createdAtPage } from "../../common/pagination.js";
 import { authenticateStreamAgent, type AgentCredentials } from "./agent.auth.js";
-import { CHUNK_ID, chunkTimes, instantOf } from "./chunk.service.js";
+import { CHUNK_ID, chunkTimes } from "./chunk.service.js";
+import { timeRangeOf } from "../../common/time-range.filter.js";
 import { StreamErrors } from "./seller.errors.js";
 import { listingService, STREAM_SKILL } from "./listing.catalogue.js";
 import { signingKeyView, type SigningKeyView } from "./signing-key.service.js";
@@ -212,10 +213,7 @@ export class StreamListingService {
     const page = pageRequest(limit, cursor, 2);
     const keyset = createdAtKeyset(page);
     if (filter.storageProvider != null && !PROVIDER.test(filter.storageProvider)) throw MarketsErrors.validation();
-    const from = filter.from == null ? null : instantOf(filter.from);
-    const to = filter.to == null ? null : instantOf(filter.to);
-    if ((filter.from != null && from === null) || (filter.to != null && to === null)) throw MarketsErrors.validation();
-    if (from !== null && to !== null && from.getTime() > to.getTime()) throw MarketsErrors.validation();
+    const { from, to } = timeRangeOf(filter.from, filter.to);
     const rows = await this.store.read(async (prisma) => {
       if (filter.machineId != null) await this.store.requireActiveMachine(prisma, filter.machineId);
       return prisma.streamListing.findMany({
