@@ -12,7 +12,8 @@
  * fixed at creation, so the range never changes afterwards.
  *
  * Withdrawal (the machine's agent): deactivate sets `inactive` and removes the catalogue entry; reactivate sets
- * `active` and puts the entry back; each with its audit event in the same transaction, under the listing's row lock.
+ * `active` and puts the entry back; each with its audit event in the same transaction, under the listing's row lock
+ * (FOR UPDATE), which waits for the orders and purchases being created on it (listing.lock.ts takes a share lock).
  * Repeating either answers the listing unchanged (no event). Inactive listings are refused by orders and purchases
  * (STREAM_LISTING_INACTIVE, PURCHASE_LISTING_INACTIVE) and left out of `list` unless `includeInactive`.
  *
