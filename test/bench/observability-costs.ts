@@ -3,10 +3,15 @@
  * through pino with the platform's wildcard redaction (as before), through pino without it, and as the platform now
  * writes it (requestLineWriter, by construction); the two REST metrics per request; a request ID. Every line goes to a
  * sink that drops it, so only the formatting and redaction are measured; microseconds per call, medians of 5 rounds.
+ * Then the output: the same lines written to /dev/null through pino's asynchronous destination (thread-pool writes of
+ * 4 KiB batches) and through the platform's batched synchronous output (log-output.ts), as CPU time of the whole
+ * process (process.cpuUsage: the thread pool included), ten lines per event-loop turn as a busy server writes them.
  */
+import { openSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { REDACT_PATHS, createLog, requestLineWriter } from "../../subgraphs/shared/observability/log.js";
+import { BatchedOutput } from "../../subgraphs/shared/observability/log-output.js";
 import { restRequestDuration, restRequests } from "../../subgraphs/shared/observability/metrics.js";
 
 const sink = { write: (_line: string) => {} };
@@ -43,3 +48,24 @@ for (let round = 0; round < 5; round++) {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 console.log(`per-request observability, microseconds per call (medians of 5 rounds)`);
 for (const [name, values] of timings) console.log(`  ${name.padEnd(52)} ${median(values).toFixed(2)} us`);
+
+async function outputCost(destination: { write(line: string): unknown }, lines: number): Promise<number> {
+  const write = requestLineWriter(createLog({ logLevel: "info", development: false }, destination), "http");
+  const before = process.cpuUsage();
+  for (let written = 0; written < lines; written += 10) {
+    for (let i = 0; i < 10; i++) write("GET", route, 200, 1.234, "3b241101-e2bb-4255-8caf-4136c566a962", "127.0.0.1");
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / lines;
+}
+const outputs: Array<[string, () => { write(line: string): unknown }]> = [
+  ["pino.destination, asynchronous, 4 KiB batches", () => pino.destination({ dest: openSync("/dev/null", "w"), sync: false, minLength: 4096 })],
+  ["batched synchronous output (now)", () => new BatchedOutput(pino.destination({ dest: openSync("/dev/null", "w"), sync: true }))],
+];
+const outputTimings = new Map<string, number[]>(outputs.map(([name]) => [name, []]));
+for (let round = 0; round < 5; round++) {
+  for (const [name, make] of outputs) outputTimings.get(name)!.push(await outputCost(make(), 200_000));
+}
+console.log(`request line formatted and written to /dev/null, CPU microseconds per line, thread pool included (medians of 5 rounds)`);
+for (const [name, values] of outputTimings) console.log(`  ${name.padEnd(52)} ${median(values).toFixed(2)} us`);

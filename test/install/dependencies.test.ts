@@ -102,7 +102,6 @@ describe("declared dependencies", () => {
     ]);
     const unused = Object.keys(pkg.dependencies).filter((name) => !imported.has(name) && !usedByScripts.has(name));
     expect(unused).toEqual([]);
-    expect(pkg.dependencies).not.toHaveProperty("graphql-scalars");
     expect(pkg.dependencies).not.toHaveProperty("graphql-tag");
   });
 });

@@ -3,7 +3,8 @@
  * REST routes and GraphQL against a real provider socket that holds its answer (a stalled execution), with an injected
  * clock and MARKETS_EXECUTION_DEADLINE_SECONDS=60: an escrowed market order executing past its deadline is recovered
  * `failed` once (by the job, or lazily by the next call), its task failed with a `deadline_exceeded` run, its payment
- * refunded on chain once; the provider is called once, and its late answer records nothing. A standalone task past
+ * refunded on chain once (a refund whose first send failed is completed by a later sweep, sent once); the provider is
+ * called once, and its late answer records nothing. A standalone task past
  * its deadline is recovered by its next execute, which runs nothing. PGlite, and PostgreSQL when DATABASE_URL is set.
  */
 import http from "node:http";
@@ -15,6 +16,7 @@ import { minedReceipt } from "../../subgraphs/shared/chain/deploy.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { escrowOrderKey } from "../../subgraphs/markets/orders/payments/escrow.js";
+import { REFUND_RETRY_AFTER_MS } from "../../subgraphs/markets/orders/order.recovery.js";
 import { manualClock } from "../support/clock.js";
 import { graphql } from "../support/platform.js";
 import { waitUntil } from "../support/wait.js";
@@ -156,7 +158,7 @@ describe("executions past their deadline are recovered once, the provider called
     expect(await prismaOf(p).marketsRun.count({ where: { taskId: row.taskId! } })).toBe(1);
     expect((await prismaOf(p).marketOrder.findUniqueOrThrow({ where: { id: orderId } })).status).toBe("failed");
     expect((await kinds("orderId", orderId)).filter((k) => k === "market.order.recovered" || k === "market.payment.refunded")).toHaveLength(2);
-    expect(await marketsServices(p).lifecycle.run()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, tasksRecovered: 0 });
+    expect(await marketsServices(p).lifecycle.run()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, refundsCompleted: 0, tasksRecovered: 0 });
   });
 
   it("lazily: the next call on the order (a GraphQL read) recovers it and refunds it without the job", async () => {
@@ -175,6 +177,48 @@ describe("executions past their deadline are recovered once, the provider called
     provider.release();
     expectMarketsError(await answer, 409, "TASK_STATE_INVALID");
     expect(provider.calls()).toBe(calls);
+  });
+
+  it("a recovery whose refund send fails leaves the claim; a later sweep reads the chain and sends it once, then records it", async () => {
+    const { orderId, answer } = await stalledOrder();
+    const operator = p.demo.payments!.escrow.operatorAddress;
+    const balance = await rpc.getBalance(operator);
+    // The operator cannot pay gas: the recovery's refund transaction is refused by the node.
+    await rpc.send("anvil_setBalance", [operator, "0x0"]);
+    clock.advance(DEADLINE_MS);
+    try {
+      const first = await marketsServices(p).lifecycle.run();
+      expect([first.ordersRecovered, first.refundsCompleted]).toEqual([1, 0]);
+    } finally {
+      await rpc.send("anvil_setBalance", [operator, `0x${balance.toString(16)}`]);
+    }
+    expect((await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } })).status).toBe("refund_pending");
+    expect(await escrowState(orderId)).toBe("locked");
+    expect((await kinds("orderId", orderId)).slice(-1)).toEqual(["market.order.recovered"]);
+    const nonce = await rpc.getTransactionCount(operator, "latest");
+
+    // Not before the retry delay: the recovery's own send could still be in flight.
+    clock.advance(REFUND_RETRY_AFTER_MS - 1);
+    expect((await marketsServices(p).lifecycle.run()).refundsCompleted).toBe(0);
+    expect(await escrowState(orderId)).toBe("locked");
+    clock.advance(1);
+    const [a, b] = await Promise.all([marketsServices(p).lifecycle.run(), marketsServices(p).lifecycle.run()]);
+    expect(a.refundsCompleted + b.refundsCompleted).toBe(1);
+    expect(await escrowState(orderId)).toBe("refunded");
+    expect(await rpc.getTransactionCount(operator, "latest")).toBe(nonce + 1);
+    const payment = await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } });
+    expect(payment.status).toBe("refunded");
+    expect((payment.details as any).refund.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    const events = await kinds("orderId", orderId);
+    expect(events.filter((k) => k === "market.order.recovered" || k === "market.payment.refunded")).toEqual(["market.order.recovered", "market.payment.refunded"]);
+
+    // Nothing is left: later sweeps send nothing and record nothing.
+    clock.advance(REFUND_RETRY_AFTER_MS);
+    expect((await marketsServices(p).lifecycle.run()).refundsCompleted).toBe(0);
+    expect(await rpc.getTransactionCount(operator, "latest")).toBe(nonce + 1);
+    expect(await kinds("orderId", orderId)).toEqual(events);
+    provider.release();
+    expectMarketsError(await answer, 409, "TASK_STATE_INVALID");
   });
 
   it("a standalone task past its deadline: its next execute recovers it and runs nothing; the late answer records nothing", async () => {
@@ -200,6 +244,6 @@ describe("executions past their deadline are recovered once, the provider called
     expectMarketsError(await first, 409, "TASK_STATE_INVALID");
     expect((await prismaOf(p).marketsRun.findMany({ where: { taskId: task.id } })).map((r) => r.errorReason)).toEqual(["deadline_exceeded"]);
     expect(await kinds("entityId", task.id)).toEqual(taskKinds);
-    expect(await marketsServices(p).lifecycle.run()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, tasksRecovered: 0 });
+    expect(await marketsServices(p).lifecycle.run()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, refundsCompleted: 0, tasksRecovered: 0 });
   });
 });

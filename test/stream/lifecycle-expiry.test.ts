@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { describeSweep } from "../../subgraphs/markets/lifecycle/index.js";
-import { SWEEP_GRACE_MS } from "../../subgraphs/markets/stream/orders/stream-order.expiry.js";
+import { SWEEP_GRACE_MS } from "../../subgraphs/markets/common/payment.expiry.js";
 import { manualClock } from "../support/clock.js";
 import { graphql } from "../support/platform.js";
 import {
@@ -72,13 +72,13 @@ describe("stream orders and purchases expire unpaid", () => {
     const sweep = () => marketsServices(p).lifecycle.run();
 
     clock.advance(TTL_MS + SWEEP_GRACE_MS - 1);
-    expect(await sweep()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, tasksRecovered: 0 });
+    expect(await sweep()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, refundsCompleted: 0, tasksRecovered: 0 });
     expect((await prismaOf(p).streamOrder.findUniqueOrThrow({ where: { id: orders[0].id } })).status).toBe("payment_pending");
 
     clock.advance(1);
     const [a, b] = await Promise.all([sweep(), sweep()]);
     expect([a.streamOrdersExpired + b.streamOrdersExpired, a.purchasesExpired + b.purchasesExpired]).toEqual([2, 1]);
-    expect(describeSweep(a)).toMatch(/^lifecycle sweep: \d stream orders expired, \d purchases expired, 0 market orders recovered, 0 tasks recovered$/);
+    expect(describeSweep(a)).toMatch(/^lifecycle sweep: \d stream orders expired, \d purchases expired, 0 market orders recovered, 0 recovery refunds completed, 0 tasks recovered$/);
     for (const order of orders) {
       const state = await orderState(p, order.id);
       expect({ status: state.order!.status, events: state.events, sessions: state.sessions.length }).toEqual({
@@ -91,7 +91,7 @@ describe("stream orders and purchases expire unpaid", () => {
     }
     expect((await purchaseState(p, purchase.id)).purchase!.status).toBe("expired");
     expect((await expiredEvents("stream.purchase.expired", "purchaseId", purchase.id)).length).toBe(1);
-    expect(await sweep()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, tasksRecovered: 0 });
+    expect(await sweep()).toEqual({ streamOrdersExpired: 0, purchasesExpired: 0, ordersRecovered: 0, refundsCompleted: 0, tasksRecovered: 0 });
 
     // Paying an order the job expired: refused, nothing changes (REST and GraphQL).
     const before = await orderState(p, orders[0].id);

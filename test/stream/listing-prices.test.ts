@@ -2,7 +2,7 @@
  * Listing prices and time over the real routes (REST and GraphQL): an optional `pricePerChunk` (validated like the
  * price) that a strict subset of chunks pays per chunk in stream orders and purchases (the whole listing pays the
  * price); `timeStart` / `timeEnd` from the chunks' times (metadata `timeStart` / `timeEnd`, else when the chunk was
- * registered); the `from` / `to` filter of GET /stream/listings. Every refusal leaves the rows as they were.
+ * registered); the `from` / `to` filter of GET /stream/listings and of the listings' entries in GET /market/services. Every refusal leaves the rows as they were.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphql } from "../support/platform.js";
@@ -150,5 +150,39 @@ describe("time range", () => {
     expect(gql.body.data.streamListings.items).toEqual([{ id: january.id, timeStart: january.timeStart, timeEnd: january.timeEnd }]);
     const bad = await graphql(p.graphql, `query { streamListings(from: "soon") { items { id } } }`);
     expect(bad.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
+  });
+
+  it("GET /market/services?from=&to= keeps the listings' data.stream entries whose range overlaps; other services stay; bad values are VALIDATION_ERROR", async () => {
+    const day = (d: string, time = "00:00:00") => `2031-${d}T${time}Z`;
+    const march = expectOk(await createListing({ chunkIds: await publishWith([{ timeStart: day("03-01"), timeEnd: day("03-02") }]) }), 201).item;
+    const may = expectOk(await createListing({ chunkIds: await publishWith([{ timeStart: day("05-01"), timeEnd: day("05-03") }]) }), 201).item;
+    const provider = `stream-${seller.machineId}`;
+    const ids = async (query: string) =>
+      expectOk(await api(p, "GET", `/market/services?providerKey=${provider}&limit=500&${query}`)).items.map((s: any) => s.id).filter((id: string) => id === march.serviceId || id === may.serviceId).sort();
+    expect(await ids(`from=${day("02-01")}&to=${day("06-01")}`)).toEqual([march.serviceId, may.serviceId].sort());
+    expect(await ids(`from=${day("03-02")}&to=${day("04-30")}`)).toEqual([march.serviceId]);
+    expect(await ids(`from=${day("03-02", "00:00:01")}&to=${day("04-30", "23:59:59")}`)).toEqual([]);
+    expect(await ids(`from=${day("05-02")}`)).toEqual([may.serviceId]);
+    expect(await ids(`to=${day("04-01")}`)).toEqual([march.serviceId]);
+    expect(await ids(`from=${encodeURIComponent("2031-03-02T01:00:00+02:00")}&to=${day("03-31")}`)).toEqual([march.serviceId]);
+    // Services without a time dimension are not narrowed by the filter.
+    const seeded = expectOk(await api(p, "GET", "/market/services?limit=500")).items.filter((s: any) => s.serviceType !== "data.stream").map((s: any) => s.id);
+    expect(seeded.length).toBeGreaterThan(0);
+    const filtered = expectOk(await api(p, "GET", `/market/services?limit=500&from=${day("03-02", "00:00:01")}&to=${day("04-30")}`)).items.map((s: any) => s.id);
+    expect(filtered).toEqual(expect.arrayContaining(seeded));
+    expect(filtered).not.toContain(march.serviceId);
+    for (const query of ["from=yesterday", "to=2031-01-01", `from=${day("05-01")}&to=${day("03-01")}`, `from=${day("01-01")}&from=${day("01-02")}`]) {
+      expectMarketsError(await api(p, "GET", `/market/services?${query}`), 400, "VALIDATION_ERROR");
+    }
+    const gql = await graphql(p.graphql, `query($k: String, $f: String, $t: String) { marketServices(providerKey: $k, from: $f, to: $t, limit: 500) { items { id metadata } } }`, {
+      k: provider, f: day("04-01"), t: day("12-31"),
+    });
+    const entries = gql.body.data.marketServices.items.filter((s: any) => s.id === march.serviceId || s.id === may.serviceId);
+    expect(entries.map((s: any) => [s.id, s.metadata.timeStart, s.metadata.timeEnd])).toEqual([[may.serviceId, may.timeStart, may.timeEnd]]);
+    for (const [f, t] of [["soon", null], [day("05-01"), day("03-01")]]) {
+      const bad = await graphql(p.graphql, `query($f: String, $t: String) { marketServices(from: $f, to: $t) { items { id } } }`, { f, t });
+      expect(bad.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
+      expect(bad.body.data ?? null).toBeNull();
+    }
   });
 });

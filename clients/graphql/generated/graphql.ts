@@ -2259,10 +2259,12 @@ export type QueryMarketServiceArgs = {
 export type QueryMarketServicesArgs = {
   cursor?: InputMaybe<Scalars['String']['input']>;
   executionMode?: InputMaybe<Scalars['String']['input']>;
+  from?: InputMaybe<Scalars['String']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   providerKey?: InputMaybe<Scalars['String']['input']>;
   serviceType?: InputMaybe<Scalars['String']['input']>;
   skillKey?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
 };
 
 

@@ -17,6 +17,12 @@ export class MarketsStore {
    */
   beforeCommit: (() => Promise<void> | void) | null = null;
 
+  /**
+   * Runs inside a stream order's or purchase's creating transaction right after the listing was read under its share
+   * lock (stream/seller/listing.lock.ts). Tests hold a creation there with a barrier; production never sets it.
+   */
+  afterListingRead: ((listingId: string) => Promise<void>) | null = null;
+
   constructor(
     readonly db: Database,
     private readonly log: (error: unknown) => void,

@@ -1,7 +1,7 @@
 /**
  * The lifecycle family: the background job that closes states nobody leaves by themselves (unpaid stream orders and
  * purchases expire; executions past their deadline are recovered). The expiry and recovery steps live with their rows
- * (stream/orders/stream-order.expiry.ts, stream/purchases/purchase.expiry.ts, orders/order.recovery.ts,
+ * (common/payment.expiry.ts with stream/orders/stream-order.expiry.ts and stream/purchases/purchase.expiry.ts, orders/order.recovery.ts,
  * work/task.service.ts), which also run them lazily on the next call; this folder only schedules the sweep.
  */
 import type { Clock } from "../../shared/clock.js";

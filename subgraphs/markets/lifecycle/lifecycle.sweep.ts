@@ -1,15 +1,18 @@
 /**
  * The lifecycle job (docs/stream-marketplace.md "Expiry", docs/markets-orders.md "Execution deadline"): each run
- * expires unpaid stream orders and purchases and recovers market orders and tasks executing past their deadline, then
- * logs one line with the counts. Every process runs it (MARKETS_LIFECYCLE_SWEEP_INTERVAL_MS); replicas on one
- * PostgreSQL share the work safely: expiry batches lock their rows FOR UPDATE SKIP LOCKED and re-check them, and each
- * recovery re-checks its row under the row lock, so a row changes, with its one audit event, once.
+ * expires unpaid stream orders and purchases, recovers market orders and tasks executing past their deadline and
+ * completes the escrow refunds of recovered orders whose first send failed, then logs one line with the counts. Every
+ * process runs it (MARKETS_LIFECYCLE_SWEEP_INTERVAL_MS); replicas on one PostgreSQL share the work safely: expiry
+ * batches lock their rows FOR UPDATE SKIP LOCKED and re-check them, each recovery re-checks its row under the row
+ * lock, and a refund retry takes its claim with a conditional update first, so a row changes, with its one audit
+ * event, once.
  */
 import type { Clock } from "../../shared/clock.js";
 import type { MarketsStore } from "../common/store.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import type { OrderRecovery } from "../orders/order.recovery.js";
-import { SWEEP_BATCH, sweepStreamOrders } from "../stream/orders/stream-order.expiry.js";
+import { SWEEP_BATCH } from "../common/payment.expiry.js";
+import { sweepStreamOrders } from "../stream/orders/stream-order.expiry.js";
 import { sweepPurchases } from "../stream/purchases/purchase.expiry.js";
 import type { TaskService } from "../work/task.service.js";
 
@@ -20,6 +23,8 @@ export interface SweepCounts {
   streamOrdersExpired: number;
   purchasesExpired: number;
   ordersRecovered: number;
+  /** Escrow refunds of recovered orders whose first send failed, completed by this run. */
+  refundsCompleted: number;
   tasksRecovered: number;
 }
 
@@ -43,8 +48,9 @@ export class LifecycleSweep {
     const purchasesExpired = await this.batches((tx, now) => sweepPurchases(tx, now, purchaseTtl));
     // Orders before tasks: an order's recovery ends its task with it.
     const ordersRecovered = await this.orders.sweep();
+    const refundsCompleted = await this.orders.completeRefunds();
     const tasksRecovered = await this.sweepTasks();
-    return { streamOrdersExpired, purchasesExpired, ordersRecovered, tasksRecovered };
+    return { streamOrdersExpired, purchasesExpired, ordersRecovered, refundsCompleted, tasksRecovered };
   }
 
   private async batches(step: (tx: MarketsTx, now: Date) => Promise<number>): Promise<number> {
@@ -78,6 +84,6 @@ export class LifecycleSweep {
 export function describeSweep(counts: SweepCounts): string {
   return (
     `lifecycle sweep: ${counts.streamOrdersExpired} stream orders expired, ${counts.purchasesExpired} purchases expired, ` +
-    `${counts.ordersRecovered} market orders recovered, ${counts.tasksRecovered} tasks recovered`
+    `${counts.ordersRecovered} market orders recovered, ${counts.refundsCompleted} recovery refunds completed, ${counts.tasksRecovered} tasks recovered`
   );
 }

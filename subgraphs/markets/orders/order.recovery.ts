@@ -8,9 +8,11 @@
  * next execute call it again). In one transaction under the order's row lock: the order failed, its task recovered
  * (work/task.service.ts recoverInTx), an escrowed payment (`onchain-escrow`, `held`) claimed for refund
  * (held -> refund_pending), and `market.order.recovered`. Then the refund is sent once (escrowOnce) and recorded
- * (refund_pending -> refunded, `market.payment.refunded`); a claim left by a failed send is completed by the agent's
- * refund call, as any refund claim (docs/markets-payments.md). Other payments stay as they are (an x402 settlement
- * stays held, as after any failed execution).
+ * (refund_pending -> refunded, `market.payment.refunded`). A claim left by a failed send is completed by the lifecycle
+ * job (`completeRefunds`) once it is REFUND_RETRY_AFTER_MS old, or earlier by the agent's refund call, as any refund
+ * claim (docs/markets-payments.md): the chain is read first (a refund that landed is recorded, not sent again), else
+ * the refund is sent once. Other payments stay as they are (an x402 settlement stays held, as after any failed
+ * execution).
  *
  * Run by the lifecycle job and, lazily, before any call on the order (OrderService.get and agentWrite): exactly one of
  * them recovers it, the others find it failed under the lock.
@@ -23,6 +25,12 @@ import { executionDue, LIFECYCLE_TASK_ACTOR, type TaskService } from "../work/ta
 import { lockOrder, transitionOrder, transitionPayment } from "./order.repository.js";
 import { escrowOnce } from "./payments/escrow.claims.js";
 import type { PaymentChain } from "./payments/index.js";
+
+/**
+ * How old a recovery's refund claim must be before the job retries it: longer than any send and its receipt wait, so
+ * the job never races the recovery's own send. Each retry re-stamps the claim first, so replicas retry it once.
+ */
+export const REFUND_RETRY_AFTER_MS = 5 * 60_000;
 
 export const RECOVERED_ERROR_MESSAGE = "execution deadline passed: the provider may have been called, so the order is not run again";
 
@@ -91,6 +99,51 @@ export class OrderRecovery {
     let recovered = 0;
     for (const { id } of due) if (await this.recover(id)) recovered += 1;
     return recovered;
+  }
+
+  /**
+   * The job's share of refund claims a recovery left behind (its send failed): recovered orders whose escrowed payment
+   * is still `refund_pending` REFUND_RETRY_AFTER_MS after the claim, oldest first, at most `batch` per run. Each claim is
+   * taken for this retry under the order's row lock (its `updatedAt` re-stamped, only if unchanged, so one replica
+   * wins), then completed from the chain: recorded if the refund landed, else sent once. A send that fails again is
+   * logged and left for the next run. Returns the count completed.
+   */
+  async completeRefunds(batch = 100): Promise<number> {
+    const now = new Date(this.clock.now());
+    const cutoff = new Date(now.getTime() - REFUND_RETRY_AFTER_MS);
+    const claims = await this.store.read(async (prisma) => {
+      const pending = await prisma.marketPayment.findMany({
+        where: { rail: "onchain-escrow", status: "refund_pending", updatedAt: { lte: cutoff } },
+        orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
+        take: batch,
+        select: { id: true, orderId: true, updatedAt: true },
+      });
+      const recovered = await prisma.marketOrder.findMany({
+        where: { id: { in: pending.map((p) => p.orderId) }, status: "failed", errorMessage: RECOVERED_ERROR_MESSAGE },
+        select: { id: true },
+      });
+      const ids = new Set(recovered.map((o) => o.id));
+      return pending.filter((p) => ids.has(p.orderId));
+    });
+    let completed = 0;
+    for (const claim of claims) {
+      const taken = await this.store.write(async (tx) => {
+        await lockOrder(tx, claim.orderId);
+        const { count } = await tx.marketPayment.updateMany({
+          where: { id: claim.id, status: "refund_pending", updatedAt: claim.updatedAt },
+          data: { updatedAt: now },
+        });
+        return count === 1;
+      });
+      if (!taken) continue;
+      try {
+        await this.refund(claim.orderId);
+        completed += 1;
+      } catch (error) {
+        this.log(error);
+      }
+    }
+    return completed;
   }
 
   /** The recovered order's escrow refund: sent once, then recorded (a concurrent refund call may record it first). */

@@ -19,10 +19,12 @@ export class CatalogueResolver {
     @Arg("serviceType", () => String, { nullable: true }) serviceType: string | null,
     @Arg("executionMode", () => String, { nullable: true }) executionMode: string | null,
     @Arg("providerKey", () => String, { nullable: true }) providerKey: string | null,
+    @Arg("from", () => String, { nullable: true, description: "ISO 8601 instant: stream listing entries whose listing's time range ends at or after it." }) from: string | null,
+    @Arg("to", () => String, { nullable: true, description: "ISO 8601 instant: stream listing entries whose listing's time range starts at or before it." }) to: string | null,
     @Arg("limit", () => Int, { nullable: true }) limit: number | null,
     @Arg("cursor", () => String, { nullable: true }) cursor: string | null,
   ): Promise<MarketServicePage> {
-    return this.deps.catalogue.servicePage({ skillKey, serviceType, executionMode, providerKey }, { limit, cursor });
+    return this.deps.catalogue.servicePage({ skillKey, serviceType, executionMode, providerKey, from, to }, { limit, cursor });
   }
 
   @Query(() => MarketService, { description: "GET /market/services/:serviceId" })

@@ -13,6 +13,8 @@ import type { Clock } from "../../shared/clock.js";
 import { MarketsErrors } from "../common/errors.js";
 import { pageOf as pageOfRows, pageRequest } from "../common/pagination.js";
 import { CatalogueRepository, type MarketsService, type MarketsSkill } from "./catalogue.repository.js";
+import { overlaps, timeRangeOf, timeRangeSet, type TimeRange } from "../common/time-range.filter.js";
+import { STREAM_SERVICE_TYPE } from "../stream/seller/listing.catalogue.js";
 import { invalid, newId, notFound, text, type JsonObject, type MachineCheck } from "../common/support.js";
 
 export const skillView = (s: MarketsSkill) => ({
@@ -134,6 +136,13 @@ export function rank(services: ServiceView[], want: Omit<SearchInput, "machineId
     .sort((a, b) => b.score - a.score || (a.service.id < b.service.id ? -1 : 1));
 }
 
+/** Whether a service matches the time filter: a listing entry by its listing's range, any other service always. */
+function inTimeRange(service: ServiceView, range: TimeRange): boolean {
+  if (service.serviceType !== STREAM_SERVICE_TYPE || !timeRangeSet(range)) return true;
+  const meta = service.metadata as { timeStart?: string | null; timeEnd?: string | null };
+  return overlaps(range, meta.timeStart ? new Date(meta.timeStart) : null, meta.timeEnd ? new Date(meta.timeEnd) : null);
+}
+
 const DECIMAL = /^\d{1,18}(\.\d{1,18})?$/;
 
 export class CatalogueService {
@@ -166,13 +175,18 @@ export class CatalogueService {
     return rows.map(serviceView);
   }
 
-  /** Services in ID order, `limit` per page, keyset on the ID. */
+  /**
+   * Services in ID order, `limit` per page, keyset on the ID. `from` / `to` filter the stream listings' entries
+   * (`data.stream`) by their listing's time range as `GET /stream/listings` does; services without a time dimension
+   * (every other type) are not narrowed by them.
+   */
   async servicePage(
-    filter: { skillKey?: string | null; serviceType?: string | null; executionMode?: string | null; providerKey?: string | null },
+    filter: { skillKey?: string | null; serviceType?: string | null; executionMode?: string | null; providerKey?: string | null; from?: string | null; to?: string | null },
     page: { limit?: number | null; cursor?: string | null },
   ) {
     const { limit, after } = pageRequest(page.limit, page.cursor, 1);
-    const rows = (await this.services(filter)).filter((s) => after === null || s.id > after[0]!);
+    const range = timeRangeOf(filter.from, filter.to);
+    const rows = (await this.services(filter)).filter((s) => (after === null || s.id > after[0]!) && inTimeRange(s, range));
     return pageOfRows(rows.slice(0, limit + 1), limit, (s) => [s.id]);
   }
 

@@ -15,6 +15,7 @@ import { loadMigrations } from "./migrations.js";
 import { lockDataDir } from "./pglite-lock.js";
 import { observePool } from "../observability/metrics.js";
 import { timeTransactions } from "./transaction-metrics.js";
+import { statementNamer } from "./statement-names.js";
 import { pgClientSession, pgliteSession, poolStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -146,12 +147,15 @@ async function openPostgres(
   // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would kill the process.
   // The pool discards the connection and the next query that needs one reports the failure.
   pool.on("error", () => undefined);
-  const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: transactions }), "postgres");
+  // Named (prepared) statements: each connection parses a statement once (statement-names.ts).
+  const name = statementNamer();
+  const adapter = new PrismaPg(pool, { statementNameGenerator: (query) => name(query.sql) as string });
+  const prisma = timeTransactions(new PrismaClient({ adapter, transactionOptions: transactions }), "postgres");
   const unobserve = observePool(pool);
   return {
     prisma,
     kind: "postgres",
-    statement: poolStatement(pool),
+    statement: poolStatement(pool, name),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
       unobserve();

@@ -5,6 +5,7 @@
  */
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
+import type { StatementNamer } from "./statement-names.js";
 
 export interface SqlSession {
   query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
@@ -43,8 +44,8 @@ export function pgClientSession(client: pg.ClientBase): SqlSession {
  */
 export type SqlStatement = <Row>(text: string, values: readonly unknown[]) => Promise<Row[]>;
 
-export function poolStatement(pool: pg.Pool): SqlStatement {
-  return async <Row>(text: string, values: readonly unknown[]) => (await pool.query(text, values as unknown[])).rows as Row[];
+export function poolStatement(pool: pg.Pool, name: StatementNamer = () => undefined): SqlStatement {
+  return async <Row>(text: string, values: readonly unknown[]) => (await pool.query({ name: name(text), text, values: values as unknown[] })).rows as Row[];
 }
 
 /** The same statement through a Prisma client or interactive transaction (PGlite, and tests' injected failures). */

@@ -11,6 +11,7 @@
  */
 import { pino, type DestinationStream, type Logger } from "pino";
 import type { PlatformConfig } from "../config.js";
+import { BatchedOutput } from "./log-output.js";
 
 /** Members that hold credentials, keys or single-use values, at any depth up to three levels (pino's redaction). */
 const SECRET_NAMES = [
@@ -77,7 +78,7 @@ export function createLog(config: Pick<PlatformConfig, "logLevel" | "development
   if (config.development && config.logLevel !== "silent") {
     return pino({ ...options, transport: { target: "pino-pretty", options: { destination: 1, translateTime: "SYS:HH:MM:ss.l" } } });
   }
-  // Lines are batched (a write once 4 KiB are buffered, or every 200 ms): under load, one write per request line cost
-  // a write completion callback per request. pino writes what is buffered synchronously on exit.
-  return pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 200 }));
+  // Lines are batched (one synchronous write per 16 KiB, or 100 ms after a line is waiting, and on exit): see
+  // log-output.ts for why not pino's asynchronous destination.
+  return pino(options, new BatchedOutput());
 }

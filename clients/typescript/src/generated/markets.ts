@@ -500,8 +500,8 @@ export interface paths {
          * @description Runs the named GraphQL operation `MarketServices` on the gateway:
          *
          *     ```graphql
-         *     query MarketServices($skillKey: String, $serviceType: String, $executionMode: String, $providerKey: String, $limit: Int, $cursor: String) {
-         *       marketServices(skillKey: $skillKey, serviceType: $serviceType, executionMode: $executionMode, providerKey: $providerKey, limit: $limit, cursor: $cursor) {
+         *     query MarketServices($skillKey: String, $serviceType: String, $executionMode: String, $providerKey: String, $from: String, $to: String, $limit: Int, $cursor: String) {
+         *       marketServices(skillKey: $skillKey, serviceType: $serviceType, executionMode: $executionMode, providerKey: $providerKey, from: $from, to: $to, limit: $limit, cursor: $cursor) {
          *         items { id skillKey providerKey companyName serviceType name description operations executionMode integrationStatus region
          *       capabilities handoff { label url notes } metadata providerId providerLabel authType accessMode distribution maturity kind
          *       freshnessSeconds requiresHumanEnablement referenceUrl artifactUrl pricing { mode amount currency rate notes } payment { defaultRail required supportedRails } } nextCursor
@@ -2541,11 +2541,15 @@ export interface components {
         /** @description Filter. */
         "query.executionMode": string;
         /** @description Filter. */
+        "query.from": string;
+        /** @description Filter. */
         "query.providerKey": string;
         /** @description Filter. */
         "query.serviceType": string;
         /** @description Filter. */
         "query.skillKey": string;
+        /** @description Filter. */
+        "query.to": string;
         /** @description Filter. */
         "query.status": string;
         /** @description Filter. */
@@ -2567,13 +2571,9 @@ export interface components {
         /** @description Filter. */
         "query.buyerId": string;
         /** @description Filter. */
-        "query.from": string;
-        /** @description Filter. */
         "query.includeInactive": string;
         /** @description Filter. */
         "query.storageProvider": string;
-        /** @description Filter. */
-        "query.to": string;
     };
     requestBodies: never;
     headers: {
@@ -4092,6 +4092,8 @@ export interface operations {
                 cursor?: components["parameters"]["query.cursor"];
                 /** @description Filter. */
                 executionMode?: components["parameters"]["query.executionMode"];
+                /** @description Filter. */
+                from?: components["parameters"]["query.from"];
                 /** @description Page size: markets 1..500 (default 100, markets-http.ts); ratings 1..20 (default 20, ratings.ts). */
                 limit?: components["parameters"]["query.limit"];
                 /** @description Filter. */
@@ -4100,6 +4102,8 @@ export interface operations {
                 serviceType?: components["parameters"]["query.serviceType"];
                 /** @description Filter. */
                 skillKey?: components["parameters"]["query.skillKey"];
+                /** @description Filter. */
+                to?: components["parameters"]["query.to"];
             };
             header?: never;
             path?: never;

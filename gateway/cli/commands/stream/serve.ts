@@ -13,7 +13,7 @@
 import path from "node:path";
 import { LocalChunkStorage, createBuyerAccess, fromHex } from "../../../../subgraphs/markets/stream/index.js";
 import {
-  P2P_ENCODING, P2P_PROTOCOL, P2pError, createDeliveryHandler, startDeliveryServer, startLibp2pDeliveryServer, type ChunkRequestFrame, type DeliveryGrant, type DeliveryServerOptions,
+  P2P_ENCODING, P2P_PROTOCOL, P2pError, createDeliveryHandler, loadOrCreatePeerKey, PeerKeyError, startDeliveryServer, startLibp2pDeliveryServer, type ChunkRequestFrame, type DeliveryGrant, type DeliveryServerOptions,
 } from "../../../../subgraphs/markets/stream/p2p/index.js";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { CliError, UsageError, parseOptions, printResult, progress } from "../../command.js";
@@ -21,13 +21,16 @@ import { StreamApi, agentBody, agentHeaders, apiBase, loadSeller, type Seller } 
 import { verifyListing } from "./verify.js";
 
 export const SERVE_USAGE = `Usage: cli stream serve [--seller <file>] [--once] [--interval 1] [--no-p2p] [--p2p-host 127.0.0.1] [--p2p-port 0]
-                        [--libp2p-port 0] [--api http://127.0.0.1:<MARKETS_PORT>]
+                        [--libp2p-port 0] [--peer-key <DATA_DIR>/stream-seller-peer.key] [--api http://127.0.0.1:<MARKETS_PORT>]
 The seller's agent: prepares buyers' access for paid orders and purchases (keys re-wrapped to the buyer) and serves
 purchases peer to peer (frames of /peaqos/stream/chunk/1.0.0 over libp2p on --libp2p-port and over plain TCP on
---p2p-port) after checking each buyer's connect handoff.`;
+--p2p-port) after checking each buyer's connect handoff. The libp2p peer key is kept in --peer-key (created 0600 on
+first serve), so the peer ID buyers pin stays the same across serves.`;
 
 /** The seller's own copy of its ciphertext, which its delivery server reads: <DATA_DIR>/stream-seller-store. */
 export const sellerStore = () => new LocalChunkStorage(path.join(loadConfig().dataDir, "stream-seller-store"));
+/** Where the seller's libp2p peer key is kept unless --peer-key names a file. */
+export const sellerPeerKeyFile = () => path.join(loadConfig().dataDir, "stream-seller-peer.key");
 export const SELLER_BUCKET = "seller";
 export const sellerRef = (chunkId: string) => `local:${SELLER_BUCKET}/${chunkId.slice("sha256:".length)}`;
 
@@ -116,7 +119,7 @@ function authorizer(api: StreamApi, seller: Seller) {
 export async function serveCommand(args: string[]): Promise<void> {
   const o = parseOptions(
     args,
-    { seller: { type: "string" }, once: { type: "boolean" }, interval: { type: "string" }, "no-p2p": { type: "boolean" }, "p2p-host": { type: "string" }, "p2p-port": { type: "string" }, "libp2p-port": { type: "string" }, api: { type: "string" } },
+    { seller: { type: "string" }, once: { type: "boolean" }, interval: { type: "string" }, "no-p2p": { type: "boolean" }, "p2p-host": { type: "string" }, "p2p-port": { type: "string" }, "libp2p-port": { type: "string" }, "peer-key": { type: "string" }, api: { type: "string" } },
     SERVE_USAGE,
   );
   if (!o) return;
@@ -134,6 +137,10 @@ export async function serveCommand(args: string[]): Promise<void> {
   process.once("SIGINT", onSignal);
   const servers: Array<{ close(): Promise<void> }> = [];
   if (!o["no-p2p"]) {
+    // The peer key first: a refused key file stops the serve before anything listens or is announced.
+    const privateKey = await loadOrCreatePeerKey(o["peer-key"] ?? sellerPeerKeyFile()).catch((error: Error) => {
+      throw error instanceof PeerKeyError ? new CliError(error.message) : error;
+    });
     const options: DeliveryServerOptions = {
       storage: [sellerStore()],
       authorize: authorizer(api, seller),
@@ -150,7 +157,7 @@ export async function serveCommand(args: string[]): Promise<void> {
     const handler = createDeliveryHandler(options);
     const tcp = await startDeliveryServer(options, { host, port: Number(o["p2p-port"] ?? 0) }, handler);
     servers.push(tcp);
-    const libp2p = await startLibp2pDeliveryServer(options, { host, port: Number(o["libp2p-port"] ?? 0) }, handler);
+    const libp2p = await startLibp2pDeliveryServer(options, { host, port: Number(o["libp2p-port"] ?? 0), privateKey }, handler);
     servers.push(libp2p);
     const address = `${tcp.host}:${tcp.port}`;
     const capability = { version: "1", features: ["resume"], protocols: [P2P_PROTOCOL], encoding: P2P_ENCODING };

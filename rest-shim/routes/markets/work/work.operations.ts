@@ -46,8 +46,8 @@ export const WORK_OPERATIONS = {
   ),
   marketServices: op(
     "MarketServices",
-    `query MarketServices($skillKey: String, $serviceType: String, $executionMode: String, $providerKey: String, ${PAGE}) {
-  marketServices(skillKey: $skillKey, serviceType: $serviceType, executionMode: $executionMode, providerKey: $providerKey, ${PAGE_ARGS}) {
+    `query MarketServices($skillKey: String, $serviceType: String, $executionMode: String, $providerKey: String, $from: String, $to: String, ${PAGE}) {
+  marketServices(skillKey: $skillKey, serviceType: $serviceType, executionMode: $executionMode, providerKey: $providerKey, from: $from, to: $to, ${PAGE_ARGS}) {
     items { ${SERVICE} } nextCursor
   }
 }`,

@@ -121,7 +121,7 @@ const catalogueRoutes: RouteDefinition[] = [
     path: "/market/services",
     operation: OPS.marketServices,
     machineRule: { kind: "none" },
-    variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["skillKey", "serviceType", "executionMode", "providerKey"]) }),
+    variables: ({ query }) => ({ ...pageQuery(query), ...filters(query, ["skillKey", "serviceType", "executionMode", "providerKey", "from", "to"]) }),
     respond: pageOf("marketServices"),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },

@@ -2,7 +2,8 @@
  * Stream orders, the order-based (older) flow of public notes 3.2 (docs/stream-marketplace.md):
  *
  * - `create`: `{ listingId, buyerId, buyerPublicKeyHex, chunkIds?, payerAddress? }` on an active listing of an active
- *   machine (global rule 1) -> `payment_pending`. The order binds its payer: `payerAddress`, else a `buyerId` that is
+ *   machine (global rule 1) -> `payment_pending`; the listing is read under a share lock, so a deactivation queues
+ *   behind the creation (stream/seller/listing.lock.ts). The order binds its payer: `payerAddress`, else a `buyerId` that is
  *   an EVM address; with neither, STREAM_PAYER_REQUIRED (unless STREAM_PAYMENT_PROOF_REQUIRED=false, where such an
  *   order can be paid by a self-reported reference only). The key is exactly 32 bytes of hex (X25519), stored lowercase. `chunkIds`
  *   (optional) is a non-empty subset of the listing's chunks without duplicates, kept in the listing's order; the price
@@ -28,7 +29,9 @@ import { StreamOrderErrors as E } from "./stream-order.errors.js";
 import { getAddress, isAddress, isHexString } from "ethers";
 import { spendTransfer } from "../../orders/payments/spent.repository.js";
 import { checkStreamPayment, priceRaw, proofInput, type CheckedPaymentProof, type PaymentProofInput } from "./stream-order.payment.js";
-import { expireStreamOrder, paymentDueAt } from "./stream-order.expiry.js";
+import { paymentDue, paymentDueAt } from "../../common/payment.expiry.js";
+import { expireStreamOrder } from "./stream-order.expiry.js";
+import { readListingForSale } from "../seller/listing.lock.js";
 import { lockStreamOrder, STREAM_ORDER_ID, streamOrderView, transitionStreamOrder, type StreamOrderView } from "./stream-order.repository.js";
 import { decodeCursor, newId, olderThan, pageLimit, pageOf } from "../../common/support.js";
 import type { AgentCredentials, StreamAgentAuth } from "./stream-order.ports.js";
@@ -89,7 +92,7 @@ export class StreamOrderService {
     if (chosen !== null && (chosen.length === 0 || chosen.length > MAX_CHUNKS || new Set(chosen).size !== chosen.length)) throw E.validation();
     const now = new Date(this.clock.now());
     return this.store.write(async (tx) => {
-      const listing = await tx.streamListing.findUnique({ where: { id: input.listingId } });
+      const listing = await readListingForSale(this.store, tx, input.listingId);
       if (!listing) throw E.listingNotFound();
       await this.store.requireActiveMachine(tx, listing.machineId);
       if (listing.status !== "active") throw E.listingInactive();
@@ -225,7 +228,7 @@ export class StreamOrderService {
     const ttl = this.options.paymentTtlSeconds;
     await this.store.write(async (tx) => {
       const order = await lockStreamOrder(tx, orderId);
-      if (order.status === "payment_pending" && now.getTime() >= paymentDueAt(order.createdAt, ttl).getTime()) {
+      if (paymentDue(order, now, ttl)) {
         await expireStreamOrder(tx, order, now, ttl, "payment");
       }
     });

@@ -9,3 +9,4 @@ export * from "./chunk-files.js";
 export * from "./server.js";
 export * from "./client.js";
 export * from "./libp2p.js";
+export * from "./peer-key.store.js";

@@ -4,7 +4,8 @@
  * stream is adapted to a Node Duplex (`StreamConnection`), so the seller's server (server.ts) and the buyer's client
  * (client.ts) serve and check both transports with the same code: same bounds, same refusals, same resume.
  *
- * Each node has a fresh Ed25519 peer key per process; the seller announces its multiaddrs (`/ip4/…/tcp/…/p2p/<peerId>`)
+ * A node takes its Ed25519 peer key when given one (the seller's, kept by peer-key.store.ts so its peer ID survives
+ * restarts), else a fresh one (a buyer's); the seller announces its multiaddrs (`/ip4/…/tcp/…/p2p/<peerId>`)
  * and peer ID in its delivery capabilities, and the buyer dials the announced multiaddr, so Noise authenticates the
  * seller's peer ID on connect.
  */
@@ -19,6 +20,7 @@ import { P2P_PROTOCOL } from "./frames.js";
 import type { DeliveryLimits } from "./limits.js";
 import { createDeliveryHandler, type DeliveryHandler, type DeliveryServerOptions } from "./server.js";
 import type { Connection } from "./wire.js";
+import type { PeerKey } from "./peer-key.store.js";
 
 type Libp2pStream = Awaited<ReturnType<Libp2p["dialProtocol"]>>;
 
@@ -154,11 +156,14 @@ const listenAddress = (host: string, port: number) => `/${host.includes(":") ? "
 export interface Libp2pNodeOptions {
   /** Listen on this host and port (a seller); a buyer listens nowhere. */
   listen?: { host: string; port: number };
+  /** The node's peer key (its peer ID); none: a fresh key. */
+  privateKey?: PeerKey;
 }
 
 /** A started libp2p node speaking TCP + Noise + Yamux. */
 export async function startLibp2pNode(options: Libp2pNodeOptions = {}): Promise<Libp2p> {
   return createLibp2p({
+    ...(options.privateKey ? { privateKey: options.privateKey } : {}),
     addresses: { listen: options.listen ? [listenAddress(options.listen.host, options.listen.port)] : [] },
     transports: [tcp()],
     connectionEncrypters: [noise()],
@@ -216,10 +221,10 @@ export interface Libp2pDeliveryServer {
  */
 export async function startLibp2pDeliveryServer(
   options: DeliveryServerOptions,
-  listen: { host?: string; port?: number } = {},
+  listen: { host?: string; port?: number; privateKey?: PeerKey } = {},
   handler: DeliveryHandler = createDeliveryHandler(options),
 ): Promise<Libp2pDeliveryServer> {
-  const node = await startLibp2pNode({ listen: { host: listen.host ?? "127.0.0.1", port: listen.port ?? 0 } });
+  const node = await startLibp2pNode({ listen: { host: listen.host ?? "127.0.0.1", port: listen.port ?? 0 }, privateKey: listen.privateKey });
   // Above the cap a stream is still taken, to be answered SELLER_BUSY like a TCP connection.
   await node.handle(P2P_PROTOCOL, ({ stream }) => handler.accept(new StreamConnection(stream)), { maxInboundStreams: handler.limits.maxConnections + 8 });
   return {

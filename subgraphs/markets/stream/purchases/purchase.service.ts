@@ -29,6 +29,7 @@ import { NO_COMMON_TRANSPORT, PurchaseErrors } from "./purchase.errors.js";
 import { checkPurchasePolicies } from "./purchase.policy.js";
 import { buyerDeliveryOf, buyerKeyOf, negotiate, priceOf, selectionOf } from "./purchase.negotiate.js";
 import { PURCHASE_RAILS, type PurchaseRail, type PurchaseRails } from "./purchase.rails.js";
+import { readListingForSale } from "../seller/listing.lock.js";
 import { expirePurchase, purchaseDue } from "./purchase.expiry.js";
 import { lockPurchase, purchaseView, transitionPurchase, type PurchaseRow, type PurchaseView } from "./purchase.repository.js";
 import { jsonObject, newId, type JsonObject } from "../../common/support.js";
@@ -87,7 +88,7 @@ export class StreamPurchaseService {
         const id = String(buyer.id).toLowerCase();
         if (id !== buyerId.toLowerCase() && id !== session.pairing.agentAddress.toLowerCase()) throw MarketsErrors.validation();
       }
-      const listing = await tx.streamListing.findUnique({ where: { id: listingId } });
+      const listing = await readListingForSale(this.store, tx, listingId);
       if (!listing) throw MarketsErrors.notFound();
       if (listing.status !== "active") throw PurchaseErrors.listingInactive();
       await this.store.requireActiveMachine(tx, listing.machineId);

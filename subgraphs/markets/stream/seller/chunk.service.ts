@@ -29,6 +29,7 @@ import { StorageError, type ChunkStorageDriver } from "../storage/driver.js";
 import { verifyManifest } from "../verify.js";
 import { StreamFormatError } from "../errors.js";
 import type { MarketsStore } from "../../common/store.js";
+import { instantOf } from "../../common/time-range.filter.js";
 
 export const CHUNK_ID = /^sha256:[0-9a-f]{64}$/;
 export const UPLOAD_BUCKET = "chunks";
@@ -244,16 +245,6 @@ export class StreamChunkService {
       throw error;
     }
   }
-}
-
-/** An ISO 8601 date-time with a zone (what `timeStart` / `timeEnd` of chunk metadata and listing filters take). */
-export const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
-/** An ISO 8601 instant as a Date, or null when it is not one. */
-export function instantOf(value: unknown): Date | null {
-  if (typeof value !== "string" || !ISO_INSTANT.test(value)) return null;
-  const date = new Date(value);
-  return Number.isFinite(date.getTime()) ? date : null;
 }
 
 /**

@@ -12,7 +12,8 @@
  * fixed at creation, so the range never changes afterwards.
  *
  * Withdrawal (the machine's agent): deactivate sets `inactive` and removes the catalogue entry; reactivate sets
- * `active` and puts the entry back; each with its audit event in the same transaction, under the listing's row lock.
+ * `active` and puts the entry back; each with its audit event in the same transaction, under the listing's row lock
+ * (FOR UPDATE), which waits for the orders and purchases being created on it (listing.lock.ts takes a share lock).
  * Repeating either answers the listing unchanged (no event). Inactive listings are refused by orders and purchases
  * (STREAM_LISTING_INACTIVE, PURCHASE_LISTING_INACTIVE) and left out of `list` unless `includeInactive`.
  *
@@ -26,7 +27,8 @@ import { recordAuditEvent, type MarketsTx } from "../../common/audit.repository.
 import { MarketsErrors } from "../../common/errors.js";
 import { pageRequest, createdAtKeyset, createdAtPage } from "../../common/pagination.js";
 import { authenticateStreamAgent, type AgentCredentials } from "./agent.auth.js";
-import { CHUNK_ID, chunkTimes, instantOf } from "./chunk.service.js";
+import { CHUNK_ID, chunkTimes } from "./chunk.service.js";
+import { timeRangeOf } from "../../common/time-range.filter.js";
 import { StreamErrors } from "./seller.errors.js";
 import { listingService, STREAM_SKILL } from "./listing.catalogue.js";
 import { signingKeyView, type SigningKeyView } from "./signing-key.service.js";
@@ -212,10 +214,7 @@ export class StreamListingService {
     const page = pageRequest(limit, cursor, 2);
     const keyset = createdAtKeyset(page);
     if (filter.storageProvider != null && !PROVIDER.test(filter.storageProvider)) throw MarketsErrors.validation();
-    const from = filter.from == null ? null : instantOf(filter.from);
-    const to = filter.to == null ? null : instantOf(filter.to);
-    if ((filter.from != null && from === null) || (filter.to != null && to === null)) throw MarketsErrors.validation();
-    if (from !== null && to !== null && from.getTime() > to.getTime()) throw MarketsErrors.validation();
+    const { from, to } = timeRangeOf(filter.from, filter.to);
     const rows = await this.store.read(async (prisma) => {
       if (filter.machineId != null) await this.store.requireActiveMachine(prisma, filter.machineId);
       return prisma.streamListing.findMany({

@@ -1,0 +1,52 @@
+/**
+ * Named (prepared) statements on PostgreSQL (statement-names.ts): one name per statement text, never shared by two
+ * texts, a bounded number of named texts; and on a real server, Prisma's queries and the raw statement path run as
+ * prepared statements of the connection, giving the same answers as before.
+ */
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../subgraphs/shared/db/index.js";
+import { statementNamer } from "../../subgraphs/shared/db/statement-names.js";
+import { createPostgresDatabase, POSTGRES_SKIP_MESSAGE, usesPostgres } from "../support/db.js";
+
+describe("statement names", () => {
+  it("one stable name per text, distinct texts distinct names, unnamed beyond the limit", () => {
+    const name = statementNamer(3);
+    const first = name("SELECT 1");
+    expect(first).toMatch(/^s_[A-Za-z0-9_-]{32}$/);
+    expect(name("SELECT 1")).toBe(first);
+    expect(name("SELECT 2")).not.toBe(first);
+    expect(name("SELECT 3")).toMatch(/^s_/);
+    expect(name("SELECT 4")).toBeUndefined();
+    // Texts named before the limit was reached keep their names.
+    expect(name("SELECT 1")).toBe(first);
+    // Another namer (another process) derives the same name from the same text.
+    expect(statementNamer(3)("SELECT 1")).toBe(first);
+  });
+});
+
+describe.skipIf(!usesPostgres)("prepared statements on PostgreSQL", () => {
+  if (!usesPostgres) console.warn(POSTGRES_SKIP_MESSAGE);
+
+  it("Prisma's queries and raw statements are prepared once per connection and answer as before", async () => {
+    const database = await createPostgresDatabase();
+    // One connection, so the session whose prepared statements are listed is the one that ran the queries.
+    const db = await openDatabase({ dataDir: "", databaseUrl: database.url }, { poolSize: 1 });
+    try {
+      await db.prisma.marketsMachine.create({ data: { machineId: "41", identityRef: "0x41", status: "active", registeredAt: new Date() } });
+      for (let i = 0; i < 3; i++) {
+        expect(await db.prisma.marketsMachine.findUnique({ where: { machineId: "41" } })).toMatchObject({ machineId: "41", identityRef: "0x41" });
+        expect(await db.statement<{ n: number }>("SELECT count(*)::int AS n FROM markets_machine WHERE machine_id = $1", ["41"])).toEqual([{ n: 1 }]);
+      }
+      const prepared = await db.statement<{ name: string; statement: string }>("SELECT name, statement FROM pg_prepared_statements", []);
+      const names = prepared.map((row) => row.name);
+      expect(new Set(names).size).toBe(names.length);
+      expect(prepared.filter((row) => row.statement.includes("SELECT count(*)::int AS n FROM markets_machine"))).toHaveLength(1);
+      // Prisma's findUnique, prepared once although it ran three times.
+      expect(prepared.filter((row) => /^SELECT .*markets_machine/i.test(row.statement) && !row.statement.includes("count(*)"))).toHaveLength(1);
+      expect(names.every((name) => name.startsWith("s_"))).toBe(true);
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
+});
