@@ -40,6 +40,22 @@ describe("validateChain", () => {
     expect((await validateChain(bare.der, bundle, TEST_NOW)).ok).toBe(true);
   });
 
+  it("verifies every new leaf's own signature after the bundle's verdicts are kept", async () => {
+    const bundle = await loadTrustBundle(vendor.bundlePem);
+    for (let i = 0; i < 3; i++) {
+      const good = vendor.issueChip(`kept-${i}`);
+      expect((await validateChain(good.der, bundle, TEST_NOW)).ok).toBe(true);
+      // The same leaf with the last byte of its signature changed: still DER, no longer signed by the intermediate.
+      const forged = good.der.slice();
+      forged[forged.length - 1]! ^= 0x01;
+      const result = await validateChain(forged, bundle, TEST_NOW);
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.reason).toMatch(/^chain: /);
+    }
+    // A leaf signed by another vendor's intermediate under the same names is refused too.
+    expect((await validateChain(foreign.issueChip("kept-foreign").der, bundle, TEST_NOW)).ok).toBe(false);
+  });
+
   it("does not fall into the pkijs leaf-last trap", async () => {
     // A leaf from another vendor, handed to pkijs in the wrong order, "validates": pkijs checks the LAST
     // certificate (here our intermediate) and never looks at the leaf.
