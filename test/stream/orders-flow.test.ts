@@ -242,10 +242,10 @@ describe("stream orders: buyer flow", () => {
     );
     expect(created.body.data.createStreamOrder.payerAddress).toBe(streamPayer(p));
     const id = created.body.data.createStreamOrder.id;
-    expect(created.body.data.createStreamOrder).toMatchObject({ status: "payment_pending", price: { amount: "0.5", currency: "USD" } });
+    expect(created.body.data.createStreamOrder).toMatchObject({ status: "PAYMENT_PENDING", price: { amount: "0.5", currency: "USD" } });
     const reference = await transferToPayee(p, "0.5");
     const paid = await graphql(p.graphql, `mutation($id: String!, $ref: String!) { payStreamOrder(orderId: $id, paymentReference: $ref) { status } }`, { id, ref: reference });
-    expect(paid.body.data.payStreamOrder.status).toBe("paid");
+    expect(paid.body.data.payStreamOrder.status).toBe("PAID");
     const missing = await graphql(p.graphql, `query { streamOrder(orderId: "sord_aaaaaaaaaaaaaaaa") { id } }`);
     expect(missing.body.errors?.[0]?.extensions?.code).toBe("STREAM_ORDER_NOT_FOUND");
   });
