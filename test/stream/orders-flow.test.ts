@@ -71,7 +71,9 @@ describe("stream orders: buyer flow", () => {
       paidAt: null,
     });
     expect(item.id).toMatch(/^sord_[a-z2-7]{16}$/);
-    expect(expectOk(await api(p, "GET", `/stream/orders/${item.id}`)).item).toEqual(item);
+    // GET of one order adds its payment deadline: createdAt + STREAM_ORDER_PAYMENT_TTL_SECONDS (default 3600).
+    const read = expectOk(await api(p, "GET", `/stream/orders/${item.id}`)).item;
+    expect(read).toEqual({ ...item, paymentDueAt: new Date(Date.parse(item.createdAt) + 3600_000).toISOString() });
     expect((await orderState(p, item.id)).events).toEqual(["stream.order.created"]);
   });
 
