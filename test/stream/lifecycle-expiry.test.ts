@@ -100,7 +100,7 @@ describe("stream orders and purchases expire unpaid", () => {
     const gql = await graphql(p.graphql, `mutation($id: String!, $ref: String!) { payStreamOrder(orderId: $id, paymentReference: $ref) { status } }`, { id: orders[0].id, ref: txHash });
     expect(gql.body.errors?.[0]?.extensions?.code).toBe("STREAM_ORDER_EXPIRED");
     expect(await orderState(p, orders[0].id)).toEqual(before);
-    expect((await graphql(p.graphql, orderQuery, { id: orders[0].id })).body.data.streamOrder.status).toBe("expired");
+    expect((await graphql(p.graphql, orderQuery, { id: orders[0].id })).body.data.streamOrder.status).toBe("EXPIRED");
   });
 
   it("a payment just in time pays; a payment call on a due order expires it itself and answers STREAM_ORDER_EXPIRED; later calls change nothing", async () => {

@@ -71,7 +71,9 @@ describe("stream orders: buyer flow", () => {
       paidAt: null,
     });
     expect(item.id).toMatch(/^sord_[a-z2-7]{16}$/);
-    expect(expectOk(await api(p, "GET", `/stream/orders/${item.id}`)).item).toEqual(item);
+    // GET of one order adds its payment deadline: createdAt + STREAM_ORDER_PAYMENT_TTL_SECONDS (default 3600).
+    const read = expectOk(await api(p, "GET", `/stream/orders/${item.id}`)).item;
+    expect(read).toEqual({ ...item, paymentDueAt: new Date(Date.parse(item.createdAt) + 3600_000).toISOString() });
     expect((await orderState(p, item.id)).events).toEqual(["stream.order.created"]);
   });
 
@@ -242,10 +244,10 @@ describe("stream orders: buyer flow", () => {
     );
     expect(created.body.data.createStreamOrder.payerAddress).toBe(streamPayer(p));
     const id = created.body.data.createStreamOrder.id;
-    expect(created.body.data.createStreamOrder).toMatchObject({ status: "payment_pending", price: { amount: "0.5", currency: "USD" } });
+    expect(created.body.data.createStreamOrder).toMatchObject({ status: "PAYMENT_PENDING", price: { amount: "0.5", currency: "USD" } });
     const reference = await transferToPayee(p, "0.5");
     const paid = await graphql(p.graphql, `mutation($id: String!, $ref: String!) { payStreamOrder(orderId: $id, paymentReference: $ref) { status } }`, { id, ref: reference });
-    expect(paid.body.data.payStreamOrder.status).toBe("paid");
+    expect(paid.body.data.payStreamOrder.status).toBe("PAID");
     const missing = await graphql(p.graphql, `query { streamOrder(orderId: "sord_aaaaaaaaaaaaaaaa") { id } }`);
     expect(missing.body.errors?.[0]?.extensions?.code).toBe("STREAM_ORDER_NOT_FOUND");
   });

@@ -14,6 +14,8 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** An RFC 3339 date-time (ISO 8601, UTC offset required), for example `2026-11-26T21:00:00Z`. */
+  DateTime: { input: any; output: any; }
   /** A JSON object. */
   JSONObject: { input: Record<string, unknown>; output: Record<string, unknown>; }
   join__FieldSet: { input: any; output: any; }
@@ -2583,6 +2585,15 @@ export type StreamChunkUploadTarget = {
   machineId: Scalars['String']['output'];
 };
 
+/** REQUESTED -> PREPARING -> READY -> DELIVERED | FAILED; REQUESTED -> READY | FAILED; PREPARING -> FAILED (REST: lowercase). */
+export enum StreamDeliverySessionStatus {
+  Delivered = 'DELIVERED',
+  Failed = 'FAILED',
+  Preparing = 'PREPARING',
+  Ready = 'READY',
+  Requested = 'REQUESTED'
+}
+
 /** The receipt of an event envelope. */
 export type StreamEventReceipt = {
   __typename?: 'StreamEventReceipt';
@@ -2672,26 +2683,27 @@ export type StreamListingPage = {
 /** A stream order (order-based flow, public notes 3.2). */
 export type StreamOrder = {
   __typename?: 'StreamOrder';
-  accessPreparedAt?: Maybe<Scalars['String']['output']>;
+  accessPreparedAt?: Maybe<Scalars['DateTime']['output']>;
   buyerId: Scalars['String']['output'];
   /** The buyer's X25519 public key, 64 lowercase hex characters. */
   buyerPublicKeyHex: Scalars['String']['output'];
   chunkIds: Array<Scalars['String']['output']>;
-  createdAt: Scalars['String']['output'];
-  deliveredAt?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  deliveredAt?: Maybe<Scalars['DateTime']['output']>;
   id: Scalars['String']['output'];
   listingId: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
-  paidAt?: Maybe<Scalars['String']['output']>;
+  paidAt?: Maybe<Scalars['DateTime']['output']>;
   /** The address whose transfer pays the order, bound at creation (payerAddress, or a buyerId that is an address). */
   payerAddress?: Maybe<Scalars['String']['output']>;
+  /** The payment deadline: createdAt plus STREAM_ORDER_PAYMENT_TTL_SECONDS. An order still PAYMENT_PENDING at this moment expires. */
+  paymentDueAt: Scalars['DateTime']['output'];
   /** The checked on-chain transfer: chainId, txHash, token, from, to, amountRaw, block, logIndex. */
   paymentProof?: Maybe<Scalars['JSONObject']['output']>;
   paymentReference?: Maybe<Scalars['String']['output']>;
   price: StreamOrderPrice;
-  /** payment_pending | paid | access_prepared | delivered | cancelled | expired. */
-  status: Scalars['String']['output'];
-  updatedAt: Scalars['String']['output'];
+  status: StreamOrderStatus;
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** A delivery session of a stream order, as the seller's agent sees it. */
@@ -2700,7 +2712,7 @@ export type StreamOrderDeliverySession = {
   buyerId?: Maybe<Scalars['String']['output']>;
   buyerPublicKeyHex?: Maybe<Scalars['String']['output']>;
   chunkIds: Array<Scalars['String']['output']>;
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   deliveryUrl?: Maybe<Scalars['String']['output']>;
   id: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
@@ -2708,9 +2720,8 @@ export type StreamOrderDeliverySession = {
   /** platform | seller. */
   mode: Scalars['String']['output'];
   orderId?: Maybe<Scalars['String']['output']>;
-  /** requested | preparing | ready | delivered | failed. */
-  status: Scalars['String']['output'];
-  updatedAt: Scalars['String']['output'];
+  status: StreamDeliverySessionStatus;
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 export type StreamOrderDeliverySessionPage = {
@@ -2731,6 +2742,16 @@ export type StreamOrderPrice = {
   amount: Scalars['String']['output'];
   currency: Scalars['String']['output'];
 };
+
+/** PAYMENT_PENDING -> PAID -> ACCESS_PREPARED -> DELIVERED; PAYMENT_PENDING -> CANCELLED | EXPIRED (REST: lowercase). */
+export enum StreamOrderStatus {
+  AccessPrepared = 'ACCESS_PREPARED',
+  Cancelled = 'CANCELLED',
+  Delivered = 'DELIVERED',
+  Expired = 'EXPIRED',
+  Paid = 'PAID',
+  PaymentPending = 'PAYMENT_PENDING'
+}
 
 /** An on-chain payment proof: the transfer's chain and transaction. */
 export type StreamPaymentProofInput = {

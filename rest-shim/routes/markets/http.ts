@@ -307,6 +307,11 @@ export function enumOut(value: string): string {
   return value.toLowerCase().replace(/_/g, "-");
 }
 
+/** A GraphQL enum value (`PAYMENT_PENDING`) as a REST spelling that keeps its underscores (`payment_pending`). */
+export function enumLower(value: string): string {
+  return value.toLowerCase();
+}
+
 /**
  * A route whose body is a list sized by a dataset (chunk IDs, buyer-access entries): a larger JSON body limit than
  * the markets routes' 64 KiB, still bounded. In the split topology the GraphQL listener's own cap

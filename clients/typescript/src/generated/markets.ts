@@ -1936,7 +1936,7 @@ export interface paths {
          *
          *     ```graphql
          *     query StreamOrder($orderId: String!) { streamOrder(orderId: $orderId) { id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
-         *       payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt } }
+         *       payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt paymentDueAt } }
          *     ```
          */
         get: operations["StreamOrder"];
@@ -8691,6 +8691,7 @@ export interface operations {
                             deliveredAt: null | string;
                             createdAt: string;
                             updatedAt: string;
+                            paymentDueAt: string;
                         };
                     };
                 };

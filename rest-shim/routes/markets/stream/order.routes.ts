@@ -10,10 +10,12 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../../../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../../../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, op, pageOf, pageQuery, pick, queryParam, withJsonBodyLimit } from "../http.js";
+import { bodyObject, enumLower, itemOf, marketsRoute, op, pageOf, pageQuery, pick, queryParam, withJsonBodyLimit } from "../http.js";
 
 const ORDER = `id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
   payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt`;
+/** GET of one order: the order and its payment deadline. */
+const ORDER_WITH_DUE = `${ORDER} paymentDueAt`;
 const SESSION = "id machineId orderId mode status deliveryUrl message buyerId buyerPublicKeyHex chunkIds createdAt updatedAt";
 
 export const STREAM_ORDER_OPERATIONS = {
@@ -21,7 +23,7 @@ export const STREAM_ORDER_OPERATIONS = {
     "CreateStreamOrder",
     `mutation CreateStreamOrder($input: CreateStreamOrderInput!) { createStreamOrder(input: $input) { ${ORDER} } }`,
   ),
-  streamOrder: op("StreamOrder", `query StreamOrder($orderId: String!) { streamOrder(orderId: $orderId) { ${ORDER} } }`),
+  streamOrder: op("StreamOrder", `query StreamOrder($orderId: String!) { streamOrder(orderId: $orderId) { ${ORDER_WITH_DUE} } }`),
   machineStreamOrders: op(
     "MachineStreamOrders",
     `query MachineStreamOrders($agent: StreamAgentInput!, $limit: Int, $cursor: String) {
@@ -88,6 +90,12 @@ function sellerOf(headers: Readonly<IncomingHttpHeaders>, body: Record<string, u
   return { machineId, ...agentCredentials(headers, body) };
 }
 
+type Row = Record<string, unknown>;
+/** An order as REST spells it: the GraphQL enum status (`PAYMENT_PENDING`) back to `payment_pending`. */
+export const orderOut = (order: Row): Row => ({ ...order, status: enumLower(order.status as string) });
+/** A delivery session as REST spells it (`READY` -> `ready`). */
+export const sessionOut = (session: Row): Row => ({ ...session, status: enumLower(session.status as string) });
+
 const ORDER_SAMPLE = { orderId: "sord_aaaaaaaaaaaaaaaa" };
 
 /**
@@ -107,7 +115,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     variables: ({ body }) => ({
       input: pick(bodyObject(body), { listingId: "string", buyerId: "string", buyerPublicKeyHex: "string", chunkIds: "string[]?", payerAddress: "string?" }),
     }),
-    respond: itemOf("createStreamOrder", 201),
+    respond: itemOf("createStreamOrder", 201, orderOut),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -115,7 +123,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.streamOrder,
     machineRule: { kind: "none" },
     variables: ({ params }) => ({ orderId: params.orderId }),
-    respond: itemOf("streamOrder"),
+    respond: itemOf("streamOrder", 200, orderOut),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "GET",
@@ -123,7 +131,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.machineStreamOrders,
     machineRule: { kind: "guarded", machineIn: "path", sample: {} },
     variables: ({ params, headers, query }) => ({ agent: { machineId: params.machineId, ...agentCredentials(headers) }, ...pageQuery(query) }),
-    respond: pageOf("machineStreamOrders"),
+    respond: pageOf("machineStreamOrders", orderOut),
   }),
   marketsRoute({ caller: { kind: "public", reason: "the anonymous buyer pays its own order; the payment is checked as documented" },
     method: "POST",
@@ -143,7 +151,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       }
       return { orderId: params.orderId, paymentReference, proof: checked };
     },
-    respond: itemOf("payStreamOrder"),
+    respond: itemOf("payStreamOrder", 200, orderOut),
   }),
   withJsonBodyLimit(marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -159,7 +167,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     },
     respond: (data): RouteOutcome => {
       const result = fieldOf(data, "prepareStreamOrderAccess");
-      return { status: 200, body: json({ item: result.item, access: result.access, deliverySession: result.deliverySession }) };
+      return { status: 200, body: json({ item: orderOut(result.item), access: result.access, deliverySession: sessionOut(result.deliverySession) }) };
     },
   }), PREPARE_ACCESS_BODY_LIMIT),
   marketsRoute({ caller: { kind: "machine-agent" },
@@ -173,7 +181,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       const { statuses, limit } = pick(source, { statuses: "string[]?", limit: "integer?" });
       return { agent: sellerOf(headers, source), statuses: statuses ?? null, limit: limit ?? pageQuery(query).limit };
     },
-    respond: pageOf("pollStreamDeliverySessions"),
+    respond: pageOf("pollStreamDeliverySessions", sessionOut),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "PATCH",
@@ -186,7 +194,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       const fields = pick(source, { status: "string?", deliveryUrl: "string?", message: "string?" });
       return { sessionId: params.sessionId, agent: sellerOf(headers, source), status: null, deliveryUrl: null, message: null, ...fields };
     },
-    respond: itemOf("updateStreamDeliverySession"),
+    respond: itemOf("updateStreamDeliverySession", 200, sessionOut),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",

@@ -1,4 +1,5 @@
-import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
+import { Arg, FieldResolver, Int, Mutation, Query, Resolver, Root } from "type-graphql";
+import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 import type { MarketsDeps } from "../../deps.js";
 import {
@@ -75,6 +76,11 @@ export class StreamOrderResolver {
     @Arg("message", () => String, OPT) message: string | null,
   ) {
     return this.deps.streamOrders.sessions.patch(sessionId, { ...agent, status, deliveryUrl, message });
+  }
+
+  @FieldResolver(() => DateTimeScalar)
+  paymentDueAt(@Root() order: StreamOrder): string {
+    return this.deps.streamOrders.orders.paymentDueAt(order.createdAt);
   }
 
   @Mutation(() => JSONObjectScalar, { description: "GET /stream/orders/:orderId/delivery?buyerId= (un-enveloped on REST; marks delivered)" })

@@ -80,6 +80,11 @@ export class StreamOrderService {
     private readonly clock: Clock,
   ) {}
 
+  /** The payment deadline of an order created at `createdAt` (ISO 8601): createdAt + STREAM_ORDER_PAYMENT_TTL_SECONDS. */
+  paymentDueAt(createdAt: string): string {
+    return paymentDueAt(new Date(createdAt), this.options.paymentTtlSeconds).toISOString();
+  }
+
   async create(input: CreateStreamOrder): Promise<StreamOrderView> {
     const buyerId = buyerIdOf(input.buyerId);
     if (typeof input.buyerPublicKeyHex !== "string" || !/^[0-9a-fA-F]{64}$/.test(input.buyerPublicKeyHex)) throw E.validation();
