@@ -9351,9 +9351,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9441,9 +9445,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9537,9 +9545,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9633,9 +9645,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
