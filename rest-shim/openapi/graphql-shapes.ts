@@ -26,7 +26,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import type { ShimOperation } from "../executor.js";
-import { FREE_FORM_OBJECT, type JsonSchema } from "./json-schema.js";
+import { DATE_TIME_SAMPLE, DATE_TIME_SCHEMA, FREE_FORM_OBJECT, type JsonSchema } from "./json-schema.js";
 
 const SUPERGRAPH = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "gateway", "supergraph.graphql");
 
@@ -55,6 +55,8 @@ function scalarSample(name: string): unknown {
     case "JSONObject":
     case "JSON":
       return {};
+    case "DateTime":
+      return DATE_TIME_SAMPLE;
     default:
       return "1";
   }
@@ -125,6 +127,7 @@ function inputSchema(type: GraphQLInputType): JsonSchema {
   if (isScalarType(type)) {
     const sample = scalarSample(type.name);
     if (typeof sample === "object") return FREE_FORM_OBJECT;
+    if (sample === DATE_TIME_SAMPLE) return DATE_TIME_SCHEMA;
     return { type: typeof sample === "number" ? (type.name === "Int" ? "integer" : "number") : typeof sample };
   }
   const fields = Object.values(getNamedType(type) === type && isInputObjectType(type) ? type.getFields() : {});

@@ -17,6 +17,13 @@ function kindOf(value: unknown): Kind {
 /** An object that may hold any members (generators type it as a record of unknown values, not as an empty object). */
 export const FREE_FORM_OBJECT: JsonSchema = { type: "object", additionalProperties: true };
 
+/**
+ * The sample the generator gives a `DateTime` field; a sample string equal to it is documented as a date-time (a
+ * route that passes the instant through unchanged keeps the format, one that rewrites it documents a plain string).
+ */
+export const DATE_TIME_SAMPLE = "2026-01-01T00:00:00.000Z";
+export const DATE_TIME_SCHEMA: JsonSchema = { type: "string", format: "date-time" };
+
 /** The schema of one sample: its types, object members (all required) and array items. */
 export function inferSchema(value: unknown): JsonSchema {
   const kind = kindOf(value);
@@ -34,6 +41,7 @@ export function inferSchema(value: unknown): JsonSchema {
     const items = (value as unknown[]).map(inferSchema);
     return items.length === 0 ? { type: "array" } : { type: "array", items: items.reduce(mergeSchemas) };
   }
+  if (value === DATE_TIME_SAMPLE) return { ...DATE_TIME_SCHEMA };
   return { type: kind };
 }
 
@@ -50,6 +58,9 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema): JsonSchema {
   const types = new Set([...typesOf(a), ...typesOf(b)]);
   if (types.has("integer") && types.has("number")) types.delete("integer");
   const merged: JsonSchema = { type: types.size === 1 ? [...types][0] : [...types].sort() };
+  // A string format survives a merge with null (a nullable instant), not with a string of another format.
+  const formats = [a, b].filter((s) => typesOf(s).includes("string")).map((s) => s.format);
+  if (formats.length > 0 && formats[0] !== undefined && formats.every((f) => f === formats[0])) merged.format = formats[0];
   if (types.has("object")) {
     const pa = (a.properties ?? {}) as Record<string, JsonSchema>;
     const pb = (b.properties ?? {}) as Record<string, JsonSchema>;

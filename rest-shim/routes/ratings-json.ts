@@ -135,7 +135,7 @@ export const READINESS_FIELDS =
 export function readinessJson(r: Data): JsonTextValue {
   const c = r.contracts;
   return {
-    status: r.status,
+    status: String(r.status).toLowerCase(),
     rpc_connected: r.rpcConnected,
     contracts: {
       identity_registry: c.identityRegistry,

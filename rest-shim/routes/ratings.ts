@@ -95,7 +95,7 @@ function readRoutes(area: RouteArea, deployment: Deployment): RouteDefinition[] 
       rateLimits: [],
       whenUnavailable: { status: 200, body: Buffer.from('{"status":"ok"}') },
       variables: noVariables,
-      respond: json("health", (health) => ({ status: health.status })),
+      respond: json("health", (health) => ({ status: String(health.status).toLowerCase() })),
     },
     {
       ...base,
@@ -106,7 +106,7 @@ function readRoutes(area: RouteArea, deployment: Deployment): RouteDefinition[] 
       variables: noVariables,
       respond(data) {
         const readiness = fieldOf(data, "readiness");
-        const status = readiness.status === "ready" ? 200 : readiness.status === "not_ready" ? 503 : null;
+        const status = readiness.status === "READY" ? 200 : readiness.status === "NOT_READY" ? 503 : null;
         return status === null ? { errorCode: "INTERNAL_ERROR" } : { status, body: body(readinessJson(readiness)) };
       },
     },

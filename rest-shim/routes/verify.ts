@@ -3,7 +3,7 @@ import { VERIFY_ERRORS } from "../errors/verify.js";
 import type { ShimOperation } from "../executor.js";
 import type { Rejection } from "../http-rules.js";
 import { closedStringObject, utf8Text } from "../json-body.js";
-import { AREAS, ok, serializeField, type RouteDefinition } from "../route-definition.js";
+import { AREAS, fieldOf, ok, type RouteDefinition } from "../route-definition.js";
 
 const op = (name: string, document: string): ShimOperation => ({ name, document });
 
@@ -44,6 +44,19 @@ const VERIFY_REJECTIONS = {
   tooLarge: "REQUEST_TOO_LARGE",
 } as const satisfies Record<Rejection, string>;
 
+/** A GraphQL status enum value (`VERIFIED`, `ACCEPTED`) in document 1's lowercase REST spelling. */
+const restStatus = (value: unknown): unknown => (typeof value === "string" ? value.toLowerCase() : value);
+
+/** The verification record as its REST body: the GraphQL answer with each topic status in its REST spelling. */
+function verificationRecordJson(data: Record<string, unknown>): Buffer {
+  const record = fieldOf(data, "machineVerification") as Record<string, any>;
+  const verification = record.verification as Record<string, { status: unknown }>;
+  const topics = Object.fromEntries(
+    Object.entries(verification).map(([topic, value]) => [topic, { ...value, status: restStatus(value.status) }]),
+  );
+  return Buffer.from(JSON.stringify({ ...record, verification: topics }), "utf8");
+}
+
 /** Document 1: the read route's body may not exceed this; a larger record is answered as unavailable. */
 const VERIFY_READ_MAX_BYTES = 4096;
 
@@ -63,7 +76,7 @@ export const VERIFY_ROUTES: readonly RouteDefinition[] = [
     reuseWhile: "chainBlock",
     variables: ({ params }) => ({ machineId: params.machineId }),
     respond(data) {
-      const body = serializeField(data, "machineVerification");
+      const body = verificationRecordJson(data);
       if (body.length > VERIFY_READ_MAX_BYTES) return { errorCode: "VERIFY_READ_UNAVAILABLE" };
       return { status: 200, body };
     },
@@ -94,6 +107,9 @@ export const VERIFY_ROUTES: readonly RouteDefinition[] = [
     unavailableCode: "VERIFY_STORE_UNAVAILABLE",
     // The exact bytes as text: the subgraph checks that they are the canonical form of the evidence.
     variables: ({ body }) => ({ evidence: utf8Text(body, "INVALID_REQUEST") }),
-    respond: ok(202, "submitChipEvidence"),
+    respond(data) {
+      const receipt = fieldOf(data, "submitChipEvidence") as Record<string, unknown>;
+      return { status: 202, body: Buffer.from(JSON.stringify({ ...receipt, status: restStatus(receipt.status) }), "utf8") };
+    },
   },
 ];

@@ -1,5 +1,5 @@
 import { Query, Resolver } from "type-graphql";
-import { HealthReport, ReadinessReport } from "./probe.type.js";
+import { HealthReport, HealthStatus, ReadinessReport, ReadinessStatus } from "./probe.type.js";
 import type { RatingsDeps } from "./deps.js";
 
 @Resolver()
@@ -8,7 +8,7 @@ export class ProbeResolver {
 
   @Query(() => HealthReport, { description: "GET /health" })
   health(): HealthReport {
-    return { status: "ok" };
+    return { status: HealthStatus.OK };
   }
 
   @Query(() => ReadinessReport, { description: "GET /ready" })
@@ -17,7 +17,7 @@ export class ProbeResolver {
     const ready = probe.rpc_connected && Object.values(probe.contracts).every(Boolean);
     const { contracts } = probe;
     return {
-      status: ready ? "ready" : "not_ready",
+      status: ready ? ReadinessStatus.READY : ReadinessStatus.NOT_READY,
       rpcConnected: probe.rpc_connected,
       contracts: {
         identityRegistry: contracts.identity_registry,

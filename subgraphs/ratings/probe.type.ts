@@ -1,9 +1,25 @@
-import { Field, ObjectType } from "type-graphql";
+import { Field, ObjectType, registerEnumType } from "type-graphql";
+
+/** Liveness status; the REST body spells it `ok`. */
+export enum HealthStatus {
+  OK = "OK",
+}
+registerEnumType(HealthStatus, { name: "HealthStatus", description: "Liveness status; REST spelling `ok`." });
+
+/** Readiness status; the REST body spells the values `ready` and `not_ready`. */
+export enum ReadinessStatus {
+  READY = "READY",
+  NOT_READY = "NOT_READY",
+}
+registerEnumType(ReadinessStatus, {
+  name: "ReadinessStatus",
+  description: "Readiness status; REST spellings `ready` and `not_ready`.",
+});
 
 @ObjectType({ description: "Liveness: the process runs; no connectivity is checked." })
 export class HealthReport {
-  @Field(() => String)
-  status!: string;
+  @Field(() => HealthStatus)
+  status!: HealthStatus;
 }
 
 @ObjectType({ description: "Whether each contract answers a view call (REST: snake_case names)." })
@@ -17,10 +33,10 @@ export class ContractReadiness {
   adminFlags!: boolean;
 }
 
-@ObjectType({ description: "Readiness: `ready` when the RPC answers and every contract is callable, else `not_ready`." })
+@ObjectType({ description: "Readiness: `READY` when the RPC answers and every contract is callable, else `NOT_READY`." })
 export class ReadinessReport {
-  @Field(() => String)
-  status!: string;
+  @Field(() => ReadinessStatus)
+  status!: ReadinessStatus;
 
   @Field(() => Boolean)
   rpcConnected!: boolean;

@@ -1,4 +1,5 @@
 import { Field, ObjectType } from "type-graphql";
+import { DateTimeScalar } from "../shared/date-time.scalar.js";
 
 @ObjectType({ description: "Accepted chip evidence, stored for the operator's on-chain chip attestation." })
 export class ChipEvidenceRecord {
@@ -14,9 +15,9 @@ export class ChipEvidenceRecord {
   @Field(() => String, { description: "0x-hex SHA-256 of the canonical evidence bytes; the attestation's evidenceHash." })
   evidenceHash!: string;
 
-  @Field(() => String, { description: "ISO 8601." })
+  @Field(() => DateTimeScalar, { description: "When the evidence was accepted." })
   acceptedAt!: string;
 
-  @Field(() => String, { nullable: true, description: "ISO 8601; null while awaiting attestation." })
+  @Field(() => DateTimeScalar, { nullable: true, description: "When the attestation was recorded; null while awaiting attestation." })
   attestedAt?: string | null;
 }

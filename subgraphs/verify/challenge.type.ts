@@ -1,4 +1,13 @@
-import { Field, ObjectType } from "type-graphql";
+import { Field, ObjectType, registerEnumType } from "type-graphql";
+
+/** The REST body's `status` of an intake receipt; the shim writes it lowercase (`accepted`). */
+export enum IntakeStatus {
+  ACCEPTED = "ACCEPTED",
+}
+registerEnumType(IntakeStatus, {
+  name: "IntakeStatus",
+  description: "Intake receipt status; REST spelling `accepted`.",
+});
 
 @ObjectType({ description: "A single-use chip challenge (201 body of POST /v1/verify/chip/challenge)." })
 export class ChipChallenge {
@@ -35,6 +44,6 @@ export class IntakeReceipt {
   @Field(() => String)
   receiptId!: string;
 
-  @Field(() => String, { description: "Always `accepted`." })
-  status!: string;
+  @Field(() => IntakeStatus, { description: "Always `ACCEPTED` (REST: `accepted`)." })
+  status!: IntakeStatus;
 }

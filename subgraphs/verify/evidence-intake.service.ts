@@ -9,7 +9,7 @@ import type { PlatformConfig } from "../shared/config.js";
 import { parseMachineId } from "../shared/machine-id.js";
 import type { ChallengeRepository, ChallengeRow } from "./challenge.repository.js";
 import { nonceHashOf } from "./challenge.service.js";
-import type { IntakeReceipt } from "./challenge.type.js";
+import { IntakeStatus, type IntakeReceipt } from "./challenge.type.js";
 import { trustedNowMs, type Clock } from "./clock.js";
 import { VerifyErrors } from "./errors.js";
 import { checkEvidence } from "./evidence/check.js";
@@ -53,7 +53,7 @@ export class EvidenceIntakeService {
       case "replay":
         throw VerifyErrors.nonceReplay();
       case "consumed":
-        return { receiptId: claim.receiptId, status: "accepted" };
+        return { receiptId: claim.receiptId, status: IntakeStatus.ACCEPTED };
       case "rejected":
         throw VerifyErrors.evidenceRejected();
       case "inProgress":
@@ -100,7 +100,7 @@ export class EvidenceIntakeService {
       this.log,
     );
     if (!stored) return this.afterLostLease(body);
-    return { receiptId, status: "accepted" };
+    return { receiptId, status: IntakeStatus.ACCEPTED };
   }
 
   /** Our lease ran out and another instance finished first: answer as a retry of the same file would be answered. */

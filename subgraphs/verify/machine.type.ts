@@ -1,14 +1,16 @@
 import { Directive, Field, ObjectType, registerEnumType } from "type-graphql";
 
+/** A topic's attestation status; the REST body spells each value lowercase (`verified`, ...). */
 export enum VerificationStatus {
-  verified = "verified",
-  unverified = "unverified",
-  expired = "expired",
-  revoked = "revoked",
+  VERIFIED = "VERIFIED",
+  UNVERIFIED = "UNVERIFIED",
+  EXPIRED = "EXPIRED",
+  REVOKED = "REVOKED",
 }
 registerEnumType(VerificationStatus, {
   name: "VerificationStatus",
-  description: "`unverified`: no record for the topic; `revoked` takes precedence over `expired`.",
+  description:
+    "`UNVERIFIED`: no record for the topic; `REVOKED` takes precedence over `EXPIRED`. REST spellings: `verified`, `unverified`, `expired`, `revoked`.",
 });
 
 @ObjectType({ description: "Where a machine is homed." })

@@ -102,8 +102,8 @@ export class VerificationRecordService {
         didController: { kind: "evm", address: machine.effectiveController },
         operator: { kind: "evm", address: machine.operator },
         verification: {
-          kyb: { status: kyb as VerificationStatus },
-          chip: { status: chip as VerificationStatus },
+          kyb: { status: kyb.toUpperCase() as VerificationStatus },
+          chip: { status: chip.toUpperCase() as VerificationStatus },
         },
       };
     } catch (error) {

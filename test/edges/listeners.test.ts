@@ -229,6 +229,6 @@ describe("the subgraph role's listener", () => {
     expect((await ask({ "x-internal-token": "guessed" })).status).toBe(401);
     const served = await ask({ "x-internal-token": INTERNAL_TOKEN });
     expect(served.status).toBe(200);
-    expect(await served.json()).toEqual({ data: { health: { status: "ok" } } });
+    expect(await served.json()).toEqual({ data: { health: { status: "OK" } } });
   });
 });

@@ -28,7 +28,7 @@ describe("CachedLocalDataSource", () => {
     const source = new CachedLocalDataSource(schema, () => {});
     for (let i = 0; i < 20; i++) {
       const result = await source.process(fetchOf(padded(i, 60 * 1024)));
-      expect(result.data).toEqual({ health: { status: "ok" } });
+      expect(result.data).toEqual({ health: { status: "OK" } });
     }
     expect(source.cachedBytes).toBe(0);
   });

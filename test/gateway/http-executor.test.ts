@@ -32,7 +32,7 @@ describe("createHttpExecutor against the real gateway", () => {
     proxy.reset();
     const executor = createHttpExecutor(proxy.url, { internalToken: INTERNAL_TOKEN }); // no path: /graphql is added
     try {
-      expect(await executor.execute(OPERATIONS.health, {}, client)).toEqual({ data: { health: { status: "ok" } } });
+      expect(await executor.execute(OPERATIONS.health, {}, client)).toEqual({ data: { health: { status: "OK" } } });
       const machine = p.machine("active", 0);
       const answer = await executor.execute(OPERATIONS.verifyMachine, { machineId: machine.machineId }, client);
       expect(answer.errors).toBeUndefined();

@@ -57,7 +57,7 @@ describe("Query.machine across the subgraphs", () => {
     const answer = await machine(fresh.machineId);
     expect(answer).toMatchObject({
       machineId: fresh.machineId,
-      verification: { machineId: fresh.machineId, verification: { chip: { status: "unverified" } } },
+      verification: { machineId: fresh.machineId, verification: { chip: { status: "UNVERIFIED" } } },
       rating: null,
       profile: null,
       marketMachine: null,
@@ -77,7 +77,7 @@ describe("Query.machine across the subgraphs", () => {
 
   it("a machine both registries know (demo machine 1): every subgraph's fields", async () => {
     const answer = await machine("1");
-    expect(answer.verification.verification.chip.status).toBe("verified");
+    expect(answer.verification.verification.chip.status).toBe("VERIFIED");
     expect(answer.rating.machineId).toBe("1");
     expect(answer.profile.details.machineId).toBe("1");
   });

@@ -329,7 +329,7 @@ describe("the compatibility signal and other doors", () => {
         } }`,
     );
     expect(read.body.data.machine).toEqual({
-      verification: { verification: { chip: { status: "unverified" } } },
+      verification: { verification: { chip: { status: "UNVERIFIED" } } },
       rating: { mcr: "PROVISIONED", eventCount: 5 },
       card: { name: "Machine #2" },
       monetization: { status: "OPTED_OUT", updatedAt: signed.timestamp },

@@ -44,8 +44,8 @@ describe("probes on the embedded platform", () => {
   it("GraphQL offers the same reports", async () => {
     const { body } = await graphql(p.graphql, "{ health { status } readiness { status rpcConnected contracts { adminFlags } } }");
     expect(body.data).toEqual({
-      health: { status: "ok" },
-      readiness: { status: "ready", rpcConnected: true, contracts: { adminFlags: true } },
+      health: { status: "OK" },
+      readiness: { status: "READY", rpcConnected: true, contracts: { adminFlags: true } },
     });
   });
 });

@@ -11,7 +11,7 @@ import { holdFirst } from "../support/barrier.js";
 import { get } from "../support/http.js";
 import { testConfig } from "../support/config.js";
 import { expectVerifyError, expectVerifyHeaders } from "../support/verify.js";
-import { RECORD, happyExecutor, startShim, type RunningShim } from "./helpers.js";
+import { RECORD, RECORD_JSON, happyExecutor, startShim, type RunningShim } from "./helpers.js";
 
 let shim: RunningShim | undefined;
 afterEach(async () => {
@@ -42,7 +42,7 @@ describe("reusing the read route's answer", () => {
     expect(computed.status).toBe(200);
     expect(reused.status).toBe(200);
     expect(Buffer.from(reused.text)).toEqual(Buffer.from(computed.text));
-    expect(reused.text).toBe(JSON.stringify(RECORD));
+    expect(reused.text).toBe(RECORD_JSON);
     expectVerifyHeaders(reused);
     expect(reused.headers["content-length"]).toBe(computed.headers["content-length"]);
     expect(reused.headers["cache-control"]).toBe("no-store");
@@ -50,13 +50,13 @@ describe("reusing the read route's answer", () => {
 
   it("runs the operation again once the version moved, and serves the new answer from then on", async () => {
     const v = versions();
-    let chip = "verified";
+    let chip = "VERIFIED";
     const executor = happyExecutor().answer("VerifyMachine", () => ({
-      data: { machineVerification: { ...RECORD, verification: { kyb: { status: "unverified" }, chip: { status: chip } } } },
+      data: { machineVerification: { ...RECORD, verification: { kyb: { status: "UNVERIFIED" }, chip: { status: chip } } } },
     }));
     shim = await startShim({ executor, answerVersions: v.source });
     expect((await get(readUrl())).json().verification.chip.status).toBe("verified");
-    chip = "revoked"; // the state changed, and with it ...
+    chip = "REVOKED"; // the state changed, and with it ...
     expect((await get(readUrl())).json().verification.chip.status).toBe("verified"); // (same version: reused)
     v.advance(); // ... the version: a new block
     expect((await get(readUrl())).json().verification.chip.status).toBe("revoked");
@@ -76,16 +76,16 @@ describe("reusing the read route's answer", () => {
   it("does not keep an answer whose version moved while the operation ran", async () => {
     const v = versions();
     const gate = holdFirst();
-    let chip = "verified";
+    let chip = "VERIFIED";
     const executor = happyExecutor().answer("VerifyMachine", async () => {
       const seen = chip; // the first operation reads the old state, then is held until a new block served another
       await gate.pass();
-      return { data: { machineVerification: { ...RECORD, verification: { kyb: { status: "unverified" }, chip: { status: seen } } } } };
+      return { data: { machineVerification: { ...RECORD, verification: { kyb: { status: "UNVERIFIED" }, chip: { status: seen } } } } };
     });
     shim = await startShim({ executor, answerVersions: v.source });
     const slow = get(readUrl());
     await gate.entered;
-    chip = "revoked";
+    chip = "REVOKED";
     v.advance();
     expect((await get(readUrl())).json().verification.chip.status).toBe("revoked"); // computed and kept at the new block
     gate.release();

@@ -48,18 +48,22 @@ export const CHALLENGE = {
   verifier: "service.verify",
 };
 
+/** The verification record as the verify subgraph answers it (GraphQL enum statuses). */
 export const RECORD = {
   machineId: "1",
   machineDid: "did:service:1",
   homeChain: { kind: "evm", chainId: "3338" },
   didController: { kind: "evm", address: "0x0000000000000000000000000000000000000001" },
   operator: { kind: "evm", address: "0x0000000000000000000000000000000000000002" },
-  verification: { kyb: { status: "unverified" }, chip: { status: "verified" } },
+  verification: { kyb: { status: "UNVERIFIED" }, chip: { status: "VERIFIED" } },
 };
+
+/** The REST body of that record: the same members, statuses in document 1's lowercase spelling. */
+export const RECORD_JSON = JSON.stringify({ ...RECORD, verification: { kyb: { status: "unverified" }, chip: { status: "verified" } } });
 
 /** The readiness report as the ratings subgraph answers it (GraphQL names) ... */
 export const READY = {
-  status: "ready",
+  status: "READY",
   rpcConnected: true,
   contracts: {
     identityRegistry: true,
@@ -92,13 +96,13 @@ export const SCORECARD = {
 /** An executor answering every documented operation successfully. */
 export function happyExecutor(): RecordingExecutor {
   return new RecordingExecutor()
-    .answer("Health", { data: { health: { status: "ok" } } })
+    .answer("Health", { data: { health: { status: "OK" } } })
     .answer("Readiness", { data: { readiness: READY } })
     .answer("McrScorecard", { data: { mcrScorecard: SCORECARD } })
     .answer("VerifyMachine", { data: { machineVerification: RECORD } })
     .answer("CreateChipChallenge", { data: { createChipChallenge: CHALLENGE } })
     .answer("SubmitChipEvidence", {
-      data: { submitChipEvidence: { receiptId: "3f1c2f52-4a57-4a4c-9a52-2a7f4b9c9e01", status: "accepted" } },
+      data: { submitChipEvidence: { receiptId: "3f1c2f52-4a57-4a4c-9a52-2a7f4b9c9e01", status: "ACCEPTED" } },
     });
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../rest-shim/operations.js";
 import { AREAS, ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
 import { MARKETS_ERRORS } from "../../rest-shim/errors/markets.js";
-import { READY, RECORD, happyExecutor, startShim, type RunningShim } from "./helpers.js";
+import { READY, RECORD_JSON, happyExecutor, startShim, type RunningShim } from "./helpers.js";
 import { READY_BODY } from "../support/ratings.js";
 import { call, rawRequest } from "../support/http.js";
 import { verifyBody } from "../support/verify.js";
@@ -47,7 +47,7 @@ describe("documented routes on the HTTP listener", () => {
     expect(ready.status).toBe(200);
     expect(ready.body).toBe(READY_BODY);
 
-    const notReady = { ...READY, status: "not_ready", rpcConnected: false };
+    const notReady = { ...READY, status: "NOT_READY", rpcConnected: false };
     const local = await startShim({ executor: happyExecutor().answer("Readiness", { data: { readiness: notReady } }) });
     try {
       const response = await call(`${local.httpUrl}/ready`);
@@ -61,7 +61,7 @@ describe("documented routes on the HTTP listener", () => {
   it("GET /v1/verify/machines/{id} answers the record with no-store", async () => {
     const response = await call(`${shim.httpUrl}/v1/verify/machines/1`);
     expect(response.status).toBe(200);
-    expect(response.body).toBe(JSON.stringify(RECORD));
+    expect(response.body).toBe(RECORD_JSON);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(response.headers.get("cache-control")).toBe("no-store");
   });
@@ -181,7 +181,7 @@ describe("the markets listener", () => {
   it("a markets route answers, and 405 with Allow for another method", async () => {
     const ok = await call(`${shim.marketsUrl}/api/v1/streams/7`);
     expect(ok.status).toBe(200);
-    expect(ok.body).toBe('{"item":{"status":"ok"}}');
+    expect(ok.body).toBe('{"item":{"status":"OK"}}');
     const response = await call(`${shim.marketsUrl}/api/v1/streams/7`, { method: "DELETE" });
     expect(response.status).toBe(405);
     expect(response.body).toBe('{"error":{"code":"METHOD_NOT_ALLOWED","message":"Method not allowed on this route."}}');

@@ -51,7 +51,7 @@ describe("issued -> consumed: 202 with a receipt", () => {
     expectReceipt(await postEvidence(p, evidence), receiptId);
     const { data, code } = await graphqlCode(p, SUBMIT_EVIDENCE, { evidence }, BEARER);
     expect(code).toBeUndefined();
-    expect(data.submitChipEvidence).toEqual({ receiptId, status: "accepted" });
+    expect(data.submitChipEvidence).toEqual({ receiptId, status: "ACCEPTED" });
   });
 
   it("accepts evidence signed by a machine's own controller (not the NFT owner)", async () => {

@@ -145,7 +145,7 @@ describe("read route through GraphQL", () => {
     expect(body.data.machineVerification).toEqual({
       machineId: m.machineId,
       didController: { address: m.controllerAddress },
-      verification: { kyb: { status: "verified" }, chip: { status: "verified" } },
+      verification: { kyb: { status: "VERIFIED" }, chip: { status: "VERIFIED" } },
     });
   });
 
@@ -170,7 +170,7 @@ describe("read route through GraphQL", () => {
     expect(body.errors).toBeUndefined();
     expect(body.data.machine).toEqual({
       machineId: m.machineId,
-      verification: { verification: { chip: { status: "verified" } } },
+      verification: { verification: { chip: { status: "VERIFIED" } } },
       monetization: { status: "PENDING", signer: null },
       marketsRegistration: null,
     });

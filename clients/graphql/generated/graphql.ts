@@ -183,10 +183,10 @@ export type ChipChallenge = {
 /** Accepted chip evidence, stored for the operator's on-chain chip attestation. */
 export type ChipEvidenceRecord = {
   __typename?: 'ChipEvidenceRecord';
-  /** ISO 8601. */
-  acceptedAt: Scalars['String']['output'];
-  /** ISO 8601; null while awaiting attestation. */
-  attestedAt?: Maybe<Scalars['String']['output']>;
+  /** When the evidence was accepted. */
+  acceptedAt: Scalars['DateTime']['output'];
+  /** When the attestation was recorded; null while awaiting attestation. */
+  attestedAt?: Maybe<Scalars['DateTime']['output']>;
   /** 0x-hex 32 bytes; the attestation's chipRef. */
   chipRef: Scalars['String']['output'];
   /** 0x-hex SHA-256 of the canonical evidence bytes; the attestation's evidenceHash. */
@@ -386,8 +386,13 @@ export type GraphNodeInput = {
 /** Liveness: the process runs; no connectivity is checked. */
 export type HealthReport = {
   __typename?: 'HealthReport';
-  status: Scalars['String']['output'];
+  status: HealthStatus;
 };
+
+/** Liveness status; REST spelling `ok`. */
+export enum HealthStatus {
+  Ok = 'OK'
+}
 
 /** One endpoint of a heartbeat: a runtime endpoint plus its provider key. */
 export type HeartbeatEndpointInput = {
@@ -448,9 +453,14 @@ export type IdentityProofInput = {
 export type IntakeReceipt = {
   __typename?: 'IntakeReceipt';
   receiptId: Scalars['String']['output'];
-  /** Always `accepted`. */
-  status: Scalars['String']['output'];
+  /** Always `ACCEPTED` (REST: `accepted`). */
+  status: IntakeStatus;
 };
+
+/** Intake receipt status; REST spelling `accepted`. */
+export enum IntakeStatus {
+  Accepted = 'ACCEPTED'
+}
 
 /** A machine, keyed by its decimal on-chain machine ID. */
 export type Machine = {
@@ -2388,13 +2398,19 @@ export enum RatingsDeployment {
   V2 = 'V2'
 }
 
-/** Readiness: `ready` when the RPC answers and every contract is callable, else `not_ready`. */
+/** Readiness: `READY` when the RPC answers and every contract is callable, else `NOT_READY`. */
 export type ReadinessReport = {
   __typename?: 'ReadinessReport';
   contracts: ContractReadiness;
   rpcConnected: Scalars['Boolean']['output'];
-  status: Scalars['String']['output'];
+  status: ReadinessStatus;
 };
+
+/** Readiness status; REST spellings `ready` and `not_ready`. */
+export enum ReadinessStatus {
+  NotReady = 'NOT_READY',
+  Ready = 'READY'
+}
 
 /** Last 30 days of revenue against the 30 before. */
 export enum RevenueTrend {
@@ -2883,12 +2899,12 @@ export type UpdateMarketMachineInput = {
   status?: InputMaybe<MarketMachineStatus>;
 };
 
-/** `unverified`: no record for the topic; `revoked` takes precedence over `expired`. */
+/** `UNVERIFIED`: no record for the topic; `REVOKED` takes precedence over `EXPIRED`. REST spellings: `verified`, `unverified`, `expired`, `revoked`. */
 export enum VerificationStatus {
-  Expired = 'expired',
-  Revoked = 'revoked',
-  Unverified = 'unverified',
-  Verified = 'verified'
+  Expired = 'EXPIRED',
+  Revoked = 'REVOKED',
+  Unverified = 'UNVERIFIED',
+  Verified = 'VERIFIED'
 }
 
 /** One status per topic; the two are independent and there is no aggregate flag. */
@@ -2925,7 +2941,7 @@ export type PendingChipEvidenceQueryVariables = Exact<{
 }>;
 
 
-export type PendingChipEvidenceQuery = { __typename?: 'Query', pendingChipEvidence: Array<{ __typename?: 'ChipEvidenceRecord', receiptId: string, machineId: string, evidenceHash: string, acceptedAt: string }> };
+export type PendingChipEvidenceQuery = { __typename?: 'Query', pendingChipEvidence: Array<{ __typename?: 'ChipEvidenceRecord', receiptId: string, machineId: string, evidenceHash: string, acceptedAt: any }> };
 
 export type MarketMachineWithOrdersQueryVariables = Exact<{
   id: Scalars['String']['input'];

@@ -1027,7 +1027,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: string;
+                        rpc_connected: boolean;
+                        contracts: {
+                            identity_registry: boolean;
+                            identity_staking: boolean;
+                            event_registry: boolean;
+                            machine_nft: boolean;
+                            did_registry: boolean;
+                            admin_flags: boolean;
+                        };
+                    };
                 };
             };
             400: components["responses"]["ratings.400"];

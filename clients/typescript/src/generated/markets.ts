@@ -8622,10 +8622,15 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             payerAddress: null | string;
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             accessPreparedAt: null | string;
+                            /** Format: date-time */
                             deliveredAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -8686,11 +8691,17 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             payerAddress: null | string;
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             accessPreparedAt: null | string;
+                            /** Format: date-time */
                             deliveredAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
+                            /** Format: date-time */
                             paymentDueAt: string;
                         };
                     };
@@ -8759,10 +8770,15 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             payerAddress: null | string;
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             accessPreparedAt: null | string;
+                            /** Format: date-time */
                             deliveredAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -8832,10 +8848,15 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             payerAddress: null | string;
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             accessPreparedAt: null | string;
+                            /** Format: date-time */
                             deliveredAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -8912,10 +8933,15 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             payerAddress: null | string;
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             accessPreparedAt: null | string;
+                            /** Format: date-time */
                             deliveredAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                         access: {
@@ -8932,7 +8958,9 @@ export interface operations {
                             buyerId: null | string;
                             buyerPublicKeyHex: null | string;
                             chunkIds: string[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9004,7 +9032,9 @@ export interface operations {
                             buyerId: null | string;
                             buyerPublicKeyHex: null | string;
                             chunkIds: string[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -9076,7 +9106,9 @@ export interface operations {
                             buyerId: null | string;
                             buyerPublicKeyHex: null | string;
                             chunkIds: string[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9352,9 +9384,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9442,9 +9478,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9538,9 +9578,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -9634,9 +9678,13 @@ export interface operations {
                             payment: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             paidAt: null | string;
+                            /** Format: date-time */
                             completedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
