@@ -105,6 +105,24 @@ export interface SeedState {
  * A market machine row the way the machine service leaves it after a verified create (the identity flow itself is
  * proven by the machine suites), bound to a real identity on the platform's chain, with a session of its controller.
  */
+/**
+ * A stored identity proof of the shape a real verification writes (every field the MachineIdentityProof type
+ * declares non-null), so the record reads and writes through GraphQL and REST like one bound with a signed challenge.
+ * Its challenge ID names no challenge row: nothing reads the challenge back once the proof is stored.
+ */
+function seededProof(p: TestPlatform, identity: FreshIdentity, now: Date) {
+  return {
+    method: "eip191",
+    identityRef: identity.did,
+    signerAddress: identity.controllerAddress,
+    challengeId: `mic_${randomBytes(12).toString("hex")}`,
+    verifiedAt: now.toISOString(),
+    challengeExpiresAt: now.toISOString(),
+    controllerAddresses: [identity.controllerAddress],
+    resolutionSource: `${p.config.namespace.didMethod}-mcr`,
+  };
+}
+
 export async function seedBoundMachine(p: TestPlatform, state: SeedState = {}): Promise<{ id: string; identity: FreshIdentity }> {
   const identity: FreshIdentity = state.demo
     ? { machineId: state.demo.machineId, did: state.demo.did, controllerAddress: state.demo.controllerAddress, controllerPrivateKey: state.demo.controllerPrivateKey }
@@ -120,7 +138,7 @@ export async function seedBoundMachine(p: TestPlatform, state: SeedState = {}): 
       ownerId: identity.controllerAddress,
       identityRef: identity.did,
       onChainMachineId: identity.machineId,
-      identityProof: verified ? { method: "eip191", identityRef: identity.did, signerAddress: identity.controllerAddress, seeded: true } : undefined,
+      identityProof: verified ? seededProof(p, identity, now) : undefined,
       identityVerified: verified,
       machineType: "robot",
       runtimeProfile: "default",
