@@ -1,4 +1,4 @@
-import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
+import { Field, Float, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { MarketHandoff } from "./catalogue.type.js";
 import { DateTimeScalar } from "../../shared/date-time.scalar.js";
@@ -30,14 +30,34 @@ export class MarketRoute {
   @Field(() => DateTimeScalar) createdAt!: string;
 }
 
-@ObjectType({ description: "A task. status: queued | discovered | resolved | executing | executed | failed | handoff." })
+/**
+ * A task's state. The enum's internal values are the stored lowercase spellings, so services and audit payloads keep
+ * them; GraphQL answers the UPPER_CASE names and the REST shim writes them back in lowercase.
+ */
+export enum MarketTaskStatus {
+  QUEUED = "queued",
+  DISCOVERED = "discovered",
+  RESOLVED = "resolved",
+  EXECUTING = "executing",
+  EXECUTED = "executed",
+  FAILED = "failed",
+  HANDOFF = "handoff",
+}
+registerEnumType(MarketTaskStatus, {
+  name: "MarketTaskStatus",
+  description: "QUEUED → DISCOVERED → RESOLVED → EXECUTING → EXECUTED | FAILED | HANDOFF (REST: lowercase).",
+});
+
+@ObjectType({ description: "A task; status is a MarketTaskStatus." })
 export class MarketTask {
   @Field(S) id!: string;
   @Field(S) machineId!: string;
   @Field(S) skillKey!: string;
   @Field(S) operation!: string;
-  @Field(() => JSONObjectScalar) input!: Record<string, unknown>;
-  @Field(S) status!: string;
+  @Field(() => JSONObjectScalar, { description: "The caller's free-form input object." }) input!: Record<string, unknown>;
+  @Field(() => MarketTaskStatus) status!: string;
+  @Field(() => DateTimeScalar, { nullable: true, description: "While EXECUTING: when the execution claim lapses and the task is failed; null otherwise." })
+  executingDeadline!: string | null;
   @Field(() => [RouteCandidate]) candidates!: RouteCandidate[];
   @Field(() => String, N) routeId!: string | null;
   @Field(() => MarketRoute, N) route!: MarketRoute | null;
