@@ -235,8 +235,18 @@ describe("tasks", () => {
 
   it("GraphQL serves the task pipeline", async () => {
     const s = sessionOf(machine);
-    const created = await graphql(p.graphql, `mutation($m: String!, $s: String) { createTask(machineId: $m, machineSession: $s, input: { skillKey: "device.control" }) { id status operation } }`, { m: machine, s });
-    expect(created.body.data.createTask).toMatchObject({ status: "queued", operation: "command" });
+    const created = await graphql(p.graphql, `mutation($m: String!, $s: String) { createTask(machineId: $m, machineSession: $s, input: { skillKey: "device.control" }) { id status operation executingDeadline createdAt } }`, { m: machine, s });
+    expect(created.body.data.createTask).toMatchObject({ status: "QUEUED", operation: "command", executingDeadline: null });
+    const stored = await db().prisma.marketsTask.findUniqueOrThrow({ where: { id: created.body.data.createTask.id } });
+    expect(stored.status).toBe("queued");
+    expect(created.body.data.createTask.createdAt).toBe(stored.createdAt.toISOString());
+    const types = await graphql(p.graphql, `{ task: __type(name: "MarketTask") { fields { name type { kind name ofType { kind name } } } }
+      status: __type(name: "MarketTaskStatus") { kind enumValues { name } } }`);
+    const field = (name: string) => types.body.data.task.fields.find((f: any) => f.name === name).type;
+    expect(field("status").ofType).toEqual({ kind: "ENUM", name: "MarketTaskStatus" });
+    expect(field("createdAt").ofType).toEqual({ kind: "SCALAR", name: "DateTime" });
+    expect(field("executingDeadline")).toMatchObject({ kind: "SCALAR", name: "DateTime" });
+    expect(types.body.data.status.enumValues.map((v: any) => v.name)).toEqual(["QUEUED", "DISCOVERED", "RESOLVED", "EXECUTING", "EXECUTED", "FAILED", "HANDOFF"]);
     const id = created.body.data.createTask.id;
     const execute = await graphql(p.graphql, `mutation($m: String!, $t: String!, $s: String) { executeTask(machineId: $m, taskId: $t, machineSession: $s) { httpStatus } }`, { m: machine, t: id, s });
     expect(execute.body.errors?.[0]?.extensions?.code).toBe("ROUTE_REQUIRED");

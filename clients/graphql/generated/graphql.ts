@@ -1056,19 +1056,22 @@ export type MarketSkill = {
   serviceTypes: Array<Scalars['String']['output']>;
 };
 
-/** A task. status: queued | discovered | resolved | executing | executed | failed | handoff. */
+/** A task; status is a MarketTaskStatus. */
 export type MarketTask = {
   __typename?: 'MarketTask';
   candidates: Array<RouteCandidate>;
   createdAt: Scalars['DateTime']['output'];
+  /** While EXECUTING: when the execution claim lapses and the task is failed; null otherwise. */
+  executingDeadline?: Maybe<Scalars['DateTime']['output']>;
   id: Scalars['String']['output'];
+  /** The caller's free-form input object. */
   input: Scalars['JSONObject']['output'];
   machineId: Scalars['String']['output'];
   operation: Scalars['String']['output'];
   route?: Maybe<MarketRoute>;
   routeId?: Maybe<Scalars['String']['output']>;
   skillKey: Scalars['String']['output'];
-  status: Scalars['String']['output'];
+  status: MarketTaskStatus;
   updatedAt: Scalars['DateTime']['output'];
 };
 
@@ -1084,6 +1087,17 @@ export type MarketTaskPage = {
   items: Array<MarketTask>;
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
+
+/** QUEUED → DISCOVERED → RESOLVED → EXECUTING → EXECUTED | FAILED | HANDOFF (REST: lowercase). */
+export enum MarketTaskStatus {
+  Discovered = 'DISCOVERED',
+  Executed = 'EXECUTED',
+  Executing = 'EXECUTING',
+  Failed = 'FAILED',
+  Handoff = 'HANDOFF',
+  Queued = 'QUEUED',
+  Resolved = 'RESOLVED'
+}
 
 /** A machine's binding to its on-chain identity in the machine-markets service (document 3). */
 export type MarketsRegistration = {

@@ -586,7 +586,7 @@ export interface paths {
          *
          *     ```graphql
          *     query MachineTasks($machineId: String!, $status: String, $limit: Int, $cursor: String) {
-         *       machineTasks(machineId: $machineId, status: $status, limit: $limit, cursor: $cursor) { items { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *       machineTasks(machineId: $machineId, status: $status, limit: $limit, cursor: $cursor) { items { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } nextCursor }
          *     }
          *     ```
@@ -598,7 +598,7 @@ export interface paths {
          * @description Runs the named GraphQL operation `CreateTask` on the gateway:
          *
          *     ```graphql
-         *     mutation CreateTask($machineSession: String, $machineId: String!, $input: MarketTaskInput!) { createTask(machineSession: $machineSession, machineId: $machineId, input: $input) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *     mutation CreateTask($machineSession: String, $machineId: String!, $input: MarketTaskInput!) { createTask(machineSession: $machineSession, machineId: $machineId, input: $input) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } }
          *     ```
          */
@@ -621,7 +621,7 @@ export interface paths {
          * @description Runs the named GraphQL operation `MachineTask` on the gateway:
          *
          *     ```graphql
-         *     query MachineTask($machineId: String!, $taskId: String!) { machineTask(machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *     query MachineTask($machineId: String!, $taskId: String!) { machineTask(machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } }
          *     ```
          */
@@ -648,7 +648,7 @@ export interface paths {
          * @description Runs the named GraphQL operation `DiscoverTask` on the gateway:
          *
          *     ```graphql
-         *     mutation DiscoverTask($machineSession: String, $machineId: String!, $taskId: String!) { discoverTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *     mutation DiscoverTask($machineSession: String, $machineId: String!, $taskId: String!) { discoverTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } }
          *     ```
          */
@@ -674,7 +674,7 @@ export interface paths {
          *
          *     ```graphql
          *     mutation ResolveTask($machineSession: String, $machineId: String!, $taskId: String!, $serviceId: String) {
-         *       resolveTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId, serviceId: $serviceId) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *       resolveTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId, serviceId: $serviceId) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt }
          *     }
          *     ```
@@ -702,7 +702,7 @@ export interface paths {
          *     ```graphql
          *     mutation ExecuteTask($machineSession: String, $machineId: String!, $taskId: String!) {
          *       executeTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) {
-         *         httpStatus task { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *         httpStatus task { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } run { id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt } outcome { id machineId taskId runId kind result createdAt } handoff { label url notes }
          *       }
          *     }
@@ -1170,7 +1170,7 @@ export interface paths {
          *       executeMarketOrder(pairingToken: $pairingToken, orderId: $orderId) {
          *         httpStatus order { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage resolution createdAt updatedAt } task { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *       errorMessage resolution createdAt updatedAt } task { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } run { id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt } outcome { id machineId taskId runId kind result createdAt } handoff { label url notes }
          *       }
          *     }
@@ -4403,6 +4403,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4494,6 +4495,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4573,6 +4575,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4652,6 +4655,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4739,6 +4743,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4832,6 +4837,7 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 status: string;
+                                executingDeadline: null | string;
                                 candidates: {
                                     serviceId: string;
                                     providerKey: string;
@@ -6426,6 +6432,7 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 status: string;
+                                executingDeadline: null | string;
                                 candidates: {
                                     serviceId: string;
                                     providerKey: string;
