@@ -240,13 +240,6 @@ describe("tasks", () => {
     const stored = await db().prisma.marketsTask.findUniqueOrThrow({ where: { id: created.body.data.createTask.id } });
     expect(stored.status).toBe("queued");
     expect(created.body.data.createTask.createdAt).toBe(stored.createdAt.toISOString());
-    const types = await graphql(p.graphql, `{ task: __type(name: "MarketTask") { fields { name type { kind name ofType { kind name } } } }
-      status: __type(name: "MarketTaskStatus") { kind enumValues { name } } }`);
-    const field = (name: string) => types.body.data.task.fields.find((f: any) => f.name === name).type;
-    expect(field("status").ofType).toEqual({ kind: "ENUM", name: "MarketTaskStatus" });
-    expect(field("createdAt").ofType).toEqual({ kind: "SCALAR", name: "DateTime" });
-    expect(field("executingDeadline")).toMatchObject({ kind: "SCALAR", name: "DateTime" });
-    expect(types.body.data.status.enumValues.map((v: any) => v.name)).toEqual(["QUEUED", "DISCOVERED", "RESOLVED", "EXECUTING", "EXECUTED", "FAILED", "HANDOFF"]);
     const id = created.body.data.createTask.id;
     const execute = await graphql(p.graphql, `mutation($m: String!, $t: String!, $s: String) { executeTask(machineId: $m, taskId: $t, machineSession: $s) { httpStatus } }`, { m: machine, t: id, s });
     expect(execute.body.errors?.[0]?.extensions?.code).toBe("ROUTE_REQUIRED");
