@@ -235,8 +235,11 @@ describe("tasks", () => {
 
   it("GraphQL serves the task pipeline", async () => {
     const s = sessionOf(machine);
-    const created = await graphql(p.graphql, `mutation($m: String!, $s: String) { createTask(machineId: $m, machineSession: $s, input: { skillKey: "device.control" }) { id status operation } }`, { m: machine, s });
-    expect(created.body.data.createTask).toMatchObject({ status: "queued", operation: "command" });
+    const created = await graphql(p.graphql, `mutation($m: String!, $s: String) { createTask(machineId: $m, machineSession: $s, input: { skillKey: "device.control" }) { id status operation executingDeadline createdAt } }`, { m: machine, s });
+    expect(created.body.data.createTask).toMatchObject({ status: "QUEUED", operation: "command", executingDeadline: null });
+    const stored = await db().prisma.marketsTask.findUniqueOrThrow({ where: { id: created.body.data.createTask.id } });
+    expect(stored.status).toBe("queued");
+    expect(created.body.data.createTask.createdAt).toBe(stored.createdAt.toISOString());
     const id = created.body.data.createTask.id;
     const execute = await graphql(p.graphql, `mutation($m: String!, $t: String!, $s: String) { executeTask(machineId: $m, taskId: $t, machineSession: $s) { httpStatus } }`, { m: machine, t: id, s });
     expect(execute.body.errors?.[0]?.extensions?.code).toBe("ROUTE_REQUIRED");

@@ -36,7 +36,7 @@ export type AgentPairing = {
   agentDid?: Maybe<Scalars['String']['output']>;
   agentProvider: Scalars['String']['output'];
   agentRole: Scalars['String']['output'];
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   delegationPolicy: DelegationPolicyView;
   delegationPolicyHash: Scalars['String']['output'];
   description?: Maybe<Scalars['String']['output']>;
@@ -46,14 +46,14 @@ export type AgentPairing = {
   machineId: Scalars['String']['output'];
   /** Only in the answer of create and session rotation. */
   pairingToken?: Maybe<Scalars['String']['output']>;
-  sessionExpiresAt?: Maybe<Scalars['String']['output']>;
+  sessionExpiresAt?: Maybe<Scalars['DateTime']['output']>;
   sessionId?: Maybe<Scalars['String']['output']>;
-  sessionIssuedAt?: Maybe<Scalars['String']['output']>;
+  sessionIssuedAt?: Maybe<Scalars['DateTime']['output']>;
   sessionTokenId?: Maybe<Scalars['String']['output']>;
   /** active | paused | revoked. */
   status: Scalars['String']['output'];
   tokenLastFour?: Maybe<Scalars['String']['output']>;
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
   /** {method: eip191, signerAddress, verifiedAt, challengeExpiresAt} or null. */
   verification?: Maybe<Scalars['JSONObject']['output']>;
 };
@@ -64,7 +64,7 @@ export type AgentPairingChallenge = {
   agentAddress: Scalars['String']['output'];
   agentDid: Scalars['String']['output'];
   challengeId: Scalars['String']['output'];
-  expiresAt: Scalars['String']['output'];
+  expiresAt: Scalars['DateTime']['output'];
   machineId: Scalars['String']['output'];
   message: Scalars['String']['output'];
   verificationMethod: Scalars['String']['output'];
@@ -131,7 +131,7 @@ export type AuditEvent = {
   id: Scalars['String']['output'];
   kind: Scalars['String']['output'];
   machineId?: Maybe<Scalars['String']['output']>;
-  occurredAt: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
 };
 
 export type AuditEventPage = {
@@ -340,7 +340,7 @@ export enum FundingStatus {
 /** A directed edge between two nodes of the same machine's graph. */
 export type GraphEdge = {
   __typename?: 'GraphEdge';
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   data: Scalars['JSONObject']['output'];
   fromNodeId: Scalars['String']['output'];
   id: Scalars['String']['output'];
@@ -348,7 +348,7 @@ export type GraphEdge = {
   label?: Maybe<Scalars['String']['output']>;
   machineId: Scalars['String']['output'];
   toNodeId: Scalars['String']['output'];
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** Create: fromNodeId and toNodeId required (nodes of the same machine). Update: kind, label, data only. */
@@ -363,7 +363,7 @@ export type GraphEdgeInput = {
 /** A node of a market machine's graph. status: draft | active | blocked | degraded. */
 export type GraphNode = {
   __typename?: 'GraphNode';
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   /** Shallow-merged on update. */
   data: Scalars['JSONObject']['output'];
   id: Scalars['String']['output'];
@@ -372,7 +372,7 @@ export type GraphNode = {
   /** The market machine ID. */
   machineId: Scalars['String']['output'];
   status: Scalars['String']['output'];
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** Create: label required; kind defaults to component, status to draft, data to {}. Update: all optional. */
@@ -428,7 +428,7 @@ export type HeartbeatResult = {
   __typename?: 'HeartbeatResult';
   agent: MachineAgent;
   endpoints: Array<RuntimeEndpoint>;
-  leaseExpiresAt: Scalars['String']['output'];
+  leaseExpiresAt: Scalars['DateTime']['output'];
 };
 
 /** Where a machine is homed. */
@@ -511,16 +511,16 @@ export type MachineAgent = {
   __typename?: 'MachineAgent';
   /** Provider keys (lowercase) this agent may report. */
   allowedProviderKeys: Array<Scalars['String']['output']>;
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   /** `magt_…`. */
   id: Scalars['String']['output'];
   label: Scalars['String']['output'];
-  lastSeenAt?: Maybe<Scalars['String']['output']>;
+  lastSeenAt?: Maybe<Scalars['DateTime']['output']>;
   /** Market machine ID. */
   machineId: Scalars['String']['output'];
-  revokedAt?: Maybe<Scalars['String']['output']>;
+  revokedAt?: Maybe<Scalars['DateTime']['output']>;
   status: MachineAgentStatus;
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** An enrolment: the agent and its one-time agentToken (only its SHA-256 is stored). */
@@ -584,7 +584,7 @@ export type MachineIdentityChallenge = {
   challengeId: Scalars['String']['output'];
   controllerAddresses: Array<Scalars['String']['output']>;
   /** ISO 8601. */
-  expiresAt: Scalars['String']['output'];
+  expiresAt: Scalars['DateTime']['output'];
   identityRef: Scalars['String']['output'];
   /** Sign exactly this text (EIP-191 personal_sign) with a controller key. */
   message: Scalars['String']['output'];
@@ -596,7 +596,7 @@ export type MachineIdentityChallenge = {
 export type MachineIdentityProof = {
   __typename?: 'MachineIdentityProof';
   /** ISO 8601. */
-  challengeExpiresAt: Scalars['String']['output'];
+  challengeExpiresAt: Scalars['DateTime']['output'];
   challengeId: Scalars['String']['output'];
   /** The identity's on-chain controllers when the proof was verified. */
   controllerAddresses: Array<Scalars['String']['output']>;
@@ -608,7 +608,7 @@ export type MachineIdentityProof = {
   /** EIP-55 address that signed the challenge. */
   signerAddress: Scalars['String']['output'];
   /** ISO 8601. */
-  verifiedAt: Scalars['String']['output'];
+  verifiedAt: Scalars['DateTime']['output'];
 };
 
 /** Machine profile (GET /machine/{did}) and NFT metadata (GET /metadata/{token_id}). */
@@ -650,8 +650,8 @@ export type MachineSession = {
   __typename?: 'MachineSession';
   /** The controller (EIP-55) whose signature opened the session. */
   controllerAddress: Scalars['String']['output'];
-  expiresAt: Scalars['String']['output'];
-  issuedAt: Scalars['String']['output'];
+  expiresAt: Scalars['DateTime']['output'];
+  issuedAt: Scalars['DateTime']['output'];
   machineId: Scalars['String']['output'];
   /** `msess_` + 24 hex characters. */
   sessionId: Scalars['String']['output'];
@@ -702,7 +702,7 @@ export type MarketMachine = {
   agents: MachineAgentPage;
   capabilities: Array<Scalars['String']['output']>;
   /** ISO 8601. */
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   displayName: Scalars['String']['output'];
   /** The machine's graph; null unless the machine is active and verified. */
   graph?: Maybe<MachineGraph>;
@@ -730,7 +730,7 @@ export type MarketMachine = {
   /** The machine's tasks, newest first; null unless active and verified. */
   tasks?: Maybe<MarketTaskPage>;
   /** ISO 8601. */
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 
@@ -789,7 +789,7 @@ export type MarketOrder = {
   __typename?: 'MarketOrder';
   agentPairingId: Scalars['String']['output'];
   budget?: Maybe<Scalars['JSONObject']['output']>;
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   errorMessage?: Maybe<Scalars['String']['output']>;
   executionMode: Scalars['String']['output'];
   handoff?: Maybe<Scalars['JSONObject']['output']>;
@@ -816,7 +816,7 @@ export type MarketOrder = {
   /** created | payment_pending | ready | executing | delivered | confirmed | handoff | disputed | failed | cancelled. */
   status: Scalars['String']['output'];
   taskId?: Maybe<Scalars['String']['output']>;
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 export type MarketOrderPage = {
@@ -835,7 +835,7 @@ export type MarketOrderSpend = {
 /** What a run produced. kind: provider-response | handoff | error. */
 export type MarketOutcome = {
   __typename?: 'MarketOutcome';
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   id: Scalars['String']['output'];
   kind: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
@@ -856,7 +856,7 @@ export type MarketPayment = {
   amount?: Maybe<Scalars['String']['output']>;
   amountRaw?: Maybe<Scalars['String']['output']>;
   chainId?: Maybe<Scalars['String']['output']>;
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   currency?: Maybe<Scalars['String']['output']>;
   details: Scalars['JSONObject']['output'];
   escrowRef?: Maybe<Scalars['String']['output']>;
@@ -872,7 +872,7 @@ export type MarketPayment = {
   status: Scalars['String']['output'];
   token?: Maybe<Scalars['String']['output']>;
   txHash?: Maybe<Scalars['String']['output']>;
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 export type MarketPaymentHint = {
@@ -886,7 +886,7 @@ export type MarketPaymentHint = {
 /** A cross-cutting policy. kind: spend | access | routing | compliance | custom; status: active | disabled. */
 export type MarketPolicy = {
   __typename?: 'MarketPolicy';
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   description?: Maybe<Scalars['String']['output']>;
   id: Scalars['String']['output'];
   kind: Scalars['String']['output'];
@@ -896,7 +896,7 @@ export type MarketPolicy = {
   /** Replaced whole on update. */
   rules: Scalars['JSONObject']['output'];
   status: Scalars['String']['output'];
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** Create: name required. Update: every field optional; description null clears it. */
@@ -929,7 +929,7 @@ export type MarketPricing = {
 export type MarketQuote = {
   __typename?: 'MarketQuote';
   executionMode: Scalars['String']['output'];
-  expiresAt: Scalars['String']['output'];
+  expiresAt: Scalars['DateTime']['output'];
   id: Scalars['String']['output'];
   integrationStatus: Scalars['String']['output'];
   operation: Scalars['String']['output'];
@@ -946,7 +946,7 @@ export type MarketQuote = {
 /** The route a task resolved to. */
 export type MarketRoute = {
   __typename?: 'MarketRoute';
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   executionMode: Scalars['String']['output'];
   id: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
@@ -970,14 +970,14 @@ export type MarketRun = {
   /** provider_status, or an outbound refusal reason. */
   errorReason?: Maybe<Scalars['String']['output']>;
   executionMode: Scalars['String']['output'];
-  finishedAt: Scalars['String']['output'];
+  finishedAt: Scalars['DateTime']['output'];
   /** The provider's HTTP status (202 for a handoff). */
   httpStatus?: Maybe<Scalars['Int']['output']>;
   id: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
   providerKey: Scalars['String']['output'];
   routeId: Scalars['String']['output'];
-  startedAt: Scalars['String']['output'];
+  startedAt: Scalars['DateTime']['output'];
   status: Scalars['String']['output'];
   taskId: Scalars['String']['output'];
 };
@@ -991,8 +991,8 @@ export type MarketRunPage = {
 /** POST /market/search: the ranked quotes of one search. */
 export type MarketSearch = {
   __typename?: 'MarketSearch';
-  createdAt: Scalars['String']['output'];
-  expiresAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  expiresAt: Scalars['DateTime']['output'];
   machineId: Scalars['String']['output'];
   quotes: Array<MarketQuote>;
   searchId: Scalars['String']['output'];
@@ -1066,20 +1066,23 @@ export type MarketSkill = {
   serviceTypes: Array<Scalars['String']['output']>;
 };
 
-/** A task. status: queued | discovered | resolved | executing | executed | failed | handoff. */
+/** A task; status is a MarketTaskStatus. */
 export type MarketTask = {
   __typename?: 'MarketTask';
   candidates: Array<RouteCandidate>;
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** While EXECUTING: when the execution claim lapses and the task is failed; null otherwise. */
+  executingDeadline?: Maybe<Scalars['DateTime']['output']>;
   id: Scalars['String']['output'];
+  /** The caller's free-form input object. */
   input: Scalars['JSONObject']['output'];
   machineId: Scalars['String']['output'];
   operation: Scalars['String']['output'];
   route?: Maybe<MarketRoute>;
   routeId?: Maybe<Scalars['String']['output']>;
   skillKey: Scalars['String']['output'];
-  status: Scalars['String']['output'];
-  updatedAt: Scalars['String']['output'];
+  status: MarketTaskStatus;
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** skillKey required (a catalogue skill); operation defaults to the skill's first; input: {}. */
@@ -1094,6 +1097,17 @@ export type MarketTaskPage = {
   items: Array<MarketTask>;
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
+
+/** QUEUED → DISCOVERED → RESOLVED → EXECUTING → EXECUTED | FAILED | HANDOFF (REST: lowercase). */
+export enum MarketTaskStatus {
+  Discovered = 'DISCOVERED',
+  Executed = 'EXECUTED',
+  Executing = 'EXECUTING',
+  Failed = 'FAILED',
+  Handoff = 'HANDOFF',
+  Queued = 'QUEUED',
+  Resolved = 'RESOLVED'
+}
 
 /** A machine's binding to its on-chain identity in the machine-markets service (document 3). */
 export type MarketsRegistration = {
@@ -2442,13 +2456,13 @@ export enum RuntimeAuthType {
 export type RuntimeEndpoint = {
   __typename?: 'RuntimeEndpoint';
   authType: RuntimeAuthType;
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   /** Scheme, host and port only (path, query and fragment are stripped). */
   endpointBaseUrl: Scalars['String']['output'];
   hasAuthToken: Scalars['Boolean']['output'];
   label: Scalars['String']['output'];
   /** ISO 8601; set for agent-reported endpoints. */
-  leaseExpiresAt?: Maybe<Scalars['String']['output']>;
+  leaseExpiresAt?: Maybe<Scalars['DateTime']['output']>;
   /** False for an agent-reported endpoint whose lease lapsed. */
   live: Scalars['Boolean']['output'];
   /** Market machine ID. */
@@ -2460,7 +2474,7 @@ export type RuntimeEndpoint = {
   providerKey: Scalars['String']['output'];
   source: RuntimeEndpointSource;
   status: RuntimeEndpointStatus;
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** PUT /machines/{machineId}/runtime-endpoints/{providerKey} (public notes 2.4). */

@@ -302,6 +302,14 @@ export function enumIn(value: unknown, allowed: readonly string[]): string {
   return value.toUpperCase().replace(/-/g, "_");
 }
 
+/** A GraphQL status enum value (`PAYMENT_PENDING`) as the REST spelling (`payment_pending`): lowercase only. */
+export function statusOut(value: string): string {
+  return value.toLowerCase();
+}
+
+/** A task as REST writes it: its status in lowercase. */
+export const taskOut: View = (task) => (task == null ? task : { ...task, status: statusOut(task.status) });
+
 /** A GraphQL enum value (`API_KEY`) as the REST spelling (`api-key`). */
 export function enumOut(value: string): string {
   return value.toLowerCase().replace(/_/g, "-");

@@ -1,5 +1,6 @@
 import { Field, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 const S = () => String;
 const N = { nullable: true } as const;
@@ -16,7 +17,7 @@ export class AuditEvent {
   @Field(S) kind!: string;
   @Field(() => String, N) machineId!: string | null;
   @Field(() => AuditActorView) actor!: AuditActorView;
-  @Field(S) occurredAt!: string;
+  @Field(() => DateTimeScalar) occurredAt!: string;
   @Field(() => JSONObjectScalar, { description: "entityType, entityId, and before/after views (never secrets)." })
   data!: Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import { Field, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { RuntimeEndpoint, RuntimeEndpointInput } from "./runtime-endpoint.type.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 export enum MachineAgentStatus {
   ENROLLED = "ENROLLED",
@@ -28,16 +29,16 @@ export class MachineAgent {
   @Field(() => [String], { description: "Provider keys (lowercase) this agent may report." })
   allowedProviderKeys!: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => DateTimeScalar, { nullable: true })
   lastSeenAt!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => DateTimeScalar, { nullable: true })
   revokedAt!: string | null;
 
-  @Field(() => String)
+  @Field(() => DateTimeScalar)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => DateTimeScalar)
   updatedAt!: string;
 }
 
@@ -91,6 +92,6 @@ export class HeartbeatResult {
   @Field(() => [RuntimeEndpoint])
   endpoints!: RuntimeEndpoint[];
 
-  @Field(() => String)
+  @Field(() => DateTimeScalar)
   leaseExpiresAt!: string;
 }

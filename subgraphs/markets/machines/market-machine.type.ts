@@ -1,5 +1,6 @@
 import { Field, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 export enum MarketMachineStatus {
   DRAFT = "DRAFT",
@@ -27,10 +28,10 @@ export class MachineIdentityProof {
   @Field(() => String)
   challengeId!: string;
 
-  @Field(() => String, { description: "ISO 8601." })
+  @Field(() => DateTimeScalar, { description: "ISO 8601." })
   verifiedAt!: string;
 
-  @Field(() => String, { description: "ISO 8601." })
+  @Field(() => DateTimeScalar, { description: "ISO 8601." })
   challengeExpiresAt!: string;
 
   @Field(() => [String], { description: "The identity's on-chain controllers when the proof was verified." })
@@ -87,10 +88,10 @@ export class MarketMachine {
   @Field(() => JSONObjectScalar, { description: "String values by string keys." })
   labels!: Record<string, string>;
 
-  @Field(() => String, { description: "ISO 8601." })
+  @Field(() => DateTimeScalar, { description: "ISO 8601." })
   createdAt!: string;
 
-  @Field(() => String, { description: "ISO 8601." })
+  @Field(() => DateTimeScalar, { description: "ISO 8601." })
   updatedAt!: string;
 }
 
@@ -114,7 +115,7 @@ export class MachineIdentityChallenge {
   @Field(() => String, { description: "Sign exactly this text (EIP-191 personal_sign) with a controller key." })
   message!: string;
 
-  @Field(() => String, { description: "ISO 8601." })
+  @Field(() => DateTimeScalar, { description: "ISO 8601." })
   expiresAt!: string;
 
   @Field(() => String, { description: "`eip191`." })

@@ -1,4 +1,5 @@
 import { Field, InputType, ObjectType, registerEnumType } from "type-graphql";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 export enum RuntimeEndpointSource {
   MANUAL = "MANUAL",
@@ -66,16 +67,16 @@ export class RuntimeEndpoint {
   @Field(() => RuntimeEndpointStatus)
   status!: RuntimeEndpointStatus;
 
-  @Field(() => String, { nullable: true, description: "ISO 8601; set for agent-reported endpoints." })
+  @Field(() => DateTimeScalar, { nullable: true, description: "ISO 8601; set for agent-reported endpoints." })
   leaseExpiresAt!: string | null;
 
   @Field(() => Boolean, { description: "False for an agent-reported endpoint whose lease lapsed." })
   live!: boolean;
 
-  @Field(() => String)
+  @Field(() => DateTimeScalar)
   createdAt!: string;
 
-  @Field(() => String)
+  @Field(() => DateTimeScalar)
   updatedAt!: string;
 }
 

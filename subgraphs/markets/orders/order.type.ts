@@ -2,6 +2,7 @@ import { Field, InputType, Int, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { MarketHandoff } from "../work/catalogue.type.js";
 import { MarketOutcome, MarketRun, MarketTask } from "../work/task.type.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 const S = () => String;
 const N = { nullable: true } as const;
@@ -42,8 +43,8 @@ export class MarketOrder {
   @Field(() => String, N) errorMessage!: string | null;
   @Field(J, { nullable: true, description: "The arbiter's decision on a dispute: { decision: release | refund, reason, resolvedAt, onChain }; null otherwise." })
   resolution!: Record<string, unknown> | null;
-  @Field(S) createdAt!: string;
-  @Field(S) updatedAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
 @ObjectType()
@@ -71,8 +72,8 @@ export class MarketPayment {
   @Field(() => String, N) proofMode!: string | null;
   @Field(() => String, N) escrowRef!: string | null;
   @Field(J) details!: Record<string, unknown>;
-  @Field(S) createdAt!: string;
-  @Field(S) updatedAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
 @ObjectType({ description: "A payment intent's answer: the payment and the order's status after it." })

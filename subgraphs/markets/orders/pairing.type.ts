@@ -1,5 +1,6 @@
 import { Field, Float, InputType, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 const N = { nullable: true } as const;
 
@@ -43,12 +44,12 @@ export class AgentPairing {
   @Field(() => String, N) tokenLastFour!: string | null;
   @Field(() => String, N) sessionId!: string | null;
   @Field(() => String, N) sessionTokenId!: string | null;
-  @Field(() => String, N) sessionIssuedAt!: string | null;
-  @Field(() => String, N) sessionExpiresAt!: string | null;
+  @Field(() => DateTimeScalar, N) sessionIssuedAt!: string | null;
+  @Field(() => DateTimeScalar, N) sessionExpiresAt!: string | null;
   @Field(() => String, { nullable: true, description: "Only in the answer of create and session rotation." })
   pairingToken?: string | null;
-  @Field(() => String) createdAt!: string;
-  @Field(() => String) updatedAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
 @ObjectType()
@@ -64,7 +65,7 @@ export class AgentPairingChallenge {
   @Field(() => String) agentAddress!: string;
   @Field(() => String) agentDid!: string;
   @Field(() => String) message!: string;
-  @Field(() => String) expiresAt!: string;
+  @Field(() => DateTimeScalar) expiresAt!: string;
   @Field(() => String) verificationMethod!: string;
 }
 

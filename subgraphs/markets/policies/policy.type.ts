@@ -1,5 +1,6 @@
 import { Field, InputType, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 const S = () => String;
 const N = { nullable: true } as const;
@@ -13,8 +14,8 @@ export class MarketPolicy {
   @Field(S) status!: string;
   @Field(() => [String], { description: "Market machine IDs it applies to; empty: every machine." }) machineIds!: string[];
   @Field(() => JSONObjectScalar, { description: "Replaced whole on update." }) rules!: Record<string, unknown>;
-  @Field(S) createdAt!: string;
-  @Field(S) updatedAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
 @ObjectType()

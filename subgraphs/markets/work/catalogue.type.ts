@@ -1,5 +1,6 @@
 import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 const S = () => String;
 
@@ -90,15 +91,15 @@ export class MarketQuote {
   @Field(() => [String]) reasons!: string[];
   @Field(() => MarketPricing) pricing!: MarketPricing;
   @Field(() => MarketPaymentHint) payment!: MarketPaymentHint;
-  @Field(S) expiresAt!: string;
+  @Field(() => DateTimeScalar) expiresAt!: string;
 }
 
 @ObjectType({ description: "POST /market/search: the ranked quotes of one search." })
 export class MarketSearch {
   @Field(S) searchId!: string;
   @Field(S) machineId!: string;
-  @Field(S) createdAt!: string;
-  @Field(S) expiresAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) expiresAt!: string;
   @Field(() => [MarketQuote]) quotes!: MarketQuote[];
 }
 

@@ -1,5 +1,6 @@
 import { Field, InputType, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 @ObjectType({ description: "A node of a market machine's graph. status: draft | active | blocked | degraded." })
 export class GraphNode {
@@ -9,8 +10,8 @@ export class GraphNode {
   @Field(() => String) label!: string;
   @Field(() => String) status!: string;
   @Field(() => JSONObjectScalar, { description: "Shallow-merged on update." }) data!: Record<string, unknown>;
-  @Field(() => String) createdAt!: string;
-  @Field(() => String) updatedAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
 @ObjectType({ description: "A directed edge between two nodes of the same machine's graph." })
@@ -22,8 +23,8 @@ export class GraphEdge {
   @Field(() => String) kind!: string;
   @Field(() => String, { nullable: true }) label!: string | null;
   @Field(() => JSONObjectScalar) data!: Record<string, unknown>;
-  @Field(() => String) createdAt!: string;
-  @Field(() => String) updatedAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
 @ObjectType({ description: "A market machine's graph (at most 1,000 nodes and 1,000 edges, oldest first)." })

@@ -1,6 +1,7 @@
-import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
+import { Field, Float, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { MarketHandoff } from "./catalogue.type.js";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
 const S = () => String;
 const N = { nullable: true } as const;
@@ -26,22 +27,42 @@ export class MarketRoute {
   @Field(S) executionMode!: string;
   @Field(S) operation!: string;
   @Field(() => Float) score!: number;
-  @Field(S) createdAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
 }
 
-@ObjectType({ description: "A task. status: queued | discovered | resolved | executing | executed | failed | handoff." })
+/**
+ * A task's state. The enum's internal values are the stored lowercase spellings, so services and audit payloads keep
+ * them; GraphQL answers the UPPER_CASE names and the REST shim writes them back in lowercase.
+ */
+export enum MarketTaskStatus {
+  QUEUED = "queued",
+  DISCOVERED = "discovered",
+  RESOLVED = "resolved",
+  EXECUTING = "executing",
+  EXECUTED = "executed",
+  FAILED = "failed",
+  HANDOFF = "handoff",
+}
+registerEnumType(MarketTaskStatus, {
+  name: "MarketTaskStatus",
+  description: "QUEUED → DISCOVERED → RESOLVED → EXECUTING → EXECUTED | FAILED | HANDOFF (REST: lowercase).",
+});
+
+@ObjectType({ description: "A task; status is a MarketTaskStatus." })
 export class MarketTask {
   @Field(S) id!: string;
   @Field(S) machineId!: string;
   @Field(S) skillKey!: string;
   @Field(S) operation!: string;
-  @Field(() => JSONObjectScalar) input!: Record<string, unknown>;
-  @Field(S) status!: string;
+  @Field(() => JSONObjectScalar, { description: "The caller's free-form input object." }) input!: Record<string, unknown>;
+  @Field(() => MarketTaskStatus) status!: string;
+  @Field(() => DateTimeScalar, { nullable: true, description: "While EXECUTING: when the execution claim lapses and the task is failed; null otherwise." })
+  executingDeadline!: string | null;
   @Field(() => [RouteCandidate]) candidates!: RouteCandidate[];
   @Field(() => String, N) routeId!: string | null;
   @Field(() => MarketRoute, N) route!: MarketRoute | null;
-  @Field(S) createdAt!: string;
-  @Field(S) updatedAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
+  @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
 @ObjectType({ description: "One execution of a task's route. status: succeeded | failed | handoff." })
@@ -55,8 +76,8 @@ export class MarketRun {
   @Field(S) status!: string;
   @Field(() => Int, { nullable: true, description: "The provider's HTTP status (202 for a handoff)." }) httpStatus!: number | null;
   @Field(() => String, { nullable: true, description: "provider_status, or an outbound refusal reason." }) errorReason!: string | null;
-  @Field(S) startedAt!: string;
-  @Field(S) finishedAt!: string;
+  @Field(() => DateTimeScalar) startedAt!: string;
+  @Field(() => DateTimeScalar) finishedAt!: string;
 }
 
 @ObjectType({ description: "What a run produced. kind: provider-response | handoff | error." })
@@ -67,7 +88,7 @@ export class MarketOutcome {
   @Field(S) runId!: string;
   @Field(S) kind!: string;
   @Field(() => JSONObjectScalar) result!: Record<string, unknown>;
-  @Field(S) createdAt!: string;
+  @Field(() => DateTimeScalar) createdAt!: string;
 }
 
 @ObjectType({ description: "POST .../execute: httpStatus is the REST status (the provider's, 202 for a handoff)." })

@@ -31,6 +31,7 @@ export const taskView = (t: MarketsTask, route: MarketsRoute | null) => ({
   operation: t.operation,
   input: t.input as JsonObject,
   status: t.status,
+  executingDeadline: t.status === "executing" && t.executingDeadline ? t.executingDeadline.toISOString() : null,
   candidates: t.candidates as unknown as Candidate[],
   routeId: t.routeId,
   route: route ? routeView(route) : null,

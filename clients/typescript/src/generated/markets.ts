@@ -586,7 +586,7 @@ export interface paths {
          *
          *     ```graphql
          *     query MachineTasks($machineId: String!, $status: String, $limit: Int, $cursor: String) {
-         *       machineTasks(machineId: $machineId, status: $status, limit: $limit, cursor: $cursor) { items { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *       machineTasks(machineId: $machineId, status: $status, limit: $limit, cursor: $cursor) { items { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } nextCursor }
          *     }
          *     ```
@@ -598,7 +598,7 @@ export interface paths {
          * @description Runs the named GraphQL operation `CreateTask` on the gateway:
          *
          *     ```graphql
-         *     mutation CreateTask($machineSession: String, $machineId: String!, $input: MarketTaskInput!) { createTask(machineSession: $machineSession, machineId: $machineId, input: $input) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *     mutation CreateTask($machineSession: String, $machineId: String!, $input: MarketTaskInput!) { createTask(machineSession: $machineSession, machineId: $machineId, input: $input) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } }
          *     ```
          */
@@ -621,7 +621,7 @@ export interface paths {
          * @description Runs the named GraphQL operation `MachineTask` on the gateway:
          *
          *     ```graphql
-         *     query MachineTask($machineId: String!, $taskId: String!) { machineTask(machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *     query MachineTask($machineId: String!, $taskId: String!) { machineTask(machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } }
          *     ```
          */
@@ -648,7 +648,7 @@ export interface paths {
          * @description Runs the named GraphQL operation `DiscoverTask` on the gateway:
          *
          *     ```graphql
-         *     mutation DiscoverTask($machineSession: String, $machineId: String!, $taskId: String!) { discoverTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *     mutation DiscoverTask($machineSession: String, $machineId: String!, $taskId: String!) { discoverTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } }
          *     ```
          */
@@ -674,7 +674,7 @@ export interface paths {
          *
          *     ```graphql
          *     mutation ResolveTask($machineSession: String, $machineId: String!, $taskId: String!, $serviceId: String) {
-         *       resolveTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId, serviceId: $serviceId) { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *       resolveTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId, serviceId: $serviceId) { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt }
          *     }
          *     ```
@@ -702,7 +702,7 @@ export interface paths {
          *     ```graphql
          *     mutation ExecuteTask($machineSession: String, $machineId: String!, $taskId: String!) {
          *       executeTask(machineSession: $machineSession, machineId: $machineId, taskId: $taskId) {
-         *         httpStatus task { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *         httpStatus task { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } run { id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt } outcome { id machineId taskId runId kind result createdAt } handoff { label url notes }
          *       }
          *     }
@@ -1170,7 +1170,7 @@ export interface paths {
          *       executeMarketOrder(pairingToken: $pairingToken, orderId: $orderId) {
          *         httpStatus order { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
          *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
-         *       errorMessage resolution createdAt updatedAt } task { id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+         *       errorMessage resolution createdAt updatedAt } task { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } run { id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt } outcome { id machineId taskId runId kind result createdAt } handoff { label url notes }
          *       }
          *     }
@@ -2620,7 +2620,9 @@ export interface operations {
                             machineId: string;
                             controllerAddress: string;
                             sessionToken: string;
+                            /** Format: date-time */
                             issuedAt: string;
+                            /** Format: date-time */
                             expiresAt: string;
                         };
                     };
@@ -2708,6 +2710,7 @@ export interface operations {
                             challengeId: string;
                             identityRef: string;
                             message: string;
+                            /** Format: date-time */
                             expiresAt: string;
                             verificationMethod: string;
                             controllerAddresses: string[];
@@ -2763,7 +2766,9 @@ export interface operations {
                                 identityRef: string;
                                 signerAddress: string;
                                 challengeId: string;
+                                /** Format: date-time */
                                 verifiedAt: string;
+                                /** Format: date-time */
                                 challengeExpiresAt: string;
                                 controllerAddresses: string[];
                                 resolutionSource: string;
@@ -2776,7 +2781,9 @@ export interface operations {
                             labels: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -2853,7 +2860,9 @@ export interface operations {
                                 identityRef: string;
                                 signerAddress: string;
                                 challengeId: string;
+                                /** Format: date-time */
                                 verifiedAt: string;
+                                /** Format: date-time */
                                 challengeExpiresAt: string;
                                 controllerAddresses: string[];
                                 resolutionSource: string;
@@ -2866,7 +2875,9 @@ export interface operations {
                             labels: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -2921,7 +2932,9 @@ export interface operations {
                                 identityRef: string;
                                 signerAddress: string;
                                 challengeId: string;
+                                /** Format: date-time */
                                 verifiedAt: string;
+                                /** Format: date-time */
                                 challengeExpiresAt: string;
                                 controllerAddresses: string[];
                                 resolutionSource: string;
@@ -2934,7 +2947,9 @@ export interface operations {
                             labels: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -3014,7 +3029,9 @@ export interface operations {
                                 identityRef: string;
                                 signerAddress: string;
                                 challengeId: string;
+                                /** Format: date-time */
                                 verifiedAt: string;
+                                /** Format: date-time */
                                 challengeExpiresAt: string;
                                 controllerAddresses: string[];
                                 resolutionSource: string;
@@ -3027,7 +3044,9 @@ export interface operations {
                             labels: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -3088,8 +3107,11 @@ export interface operations {
                             networkScope: null | string;
                             probePath: string;
                             status: string;
+                            /** Format: date-time */
                             leaseExpiresAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -3151,8 +3173,11 @@ export interface operations {
                             networkScope: null | string;
                             probePath: string;
                             status: string;
+                            /** Format: date-time */
                             leaseExpiresAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -3241,8 +3266,11 @@ export interface operations {
                             networkScope: null | string;
                             probePath: string;
                             status: string;
+                            /** Format: date-time */
                             leaseExpiresAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -3353,9 +3381,13 @@ export interface operations {
                                 label: string;
                                 status: string;
                                 allowedProviderKeys: string[];
+                                /** Format: date-time */
                                 lastSeenAt: null | string;
+                                /** Format: date-time */
                                 revokedAt: null | string;
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             agentToken: string;
@@ -3412,9 +3444,13 @@ export interface operations {
                             label: string;
                             status: string;
                             allowedProviderKeys: string[];
+                            /** Format: date-time */
                             lastSeenAt: null | string;
+                            /** Format: date-time */
                             revokedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -3470,9 +3506,13 @@ export interface operations {
                             label: string;
                             status: string;
                             allowedProviderKeys: string[];
+                            /** Format: date-time */
                             lastSeenAt: null | string;
+                            /** Format: date-time */
                             revokedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -3549,9 +3589,13 @@ export interface operations {
                                 label: string;
                                 status: string;
                                 allowedProviderKeys: string[];
+                                /** Format: date-time */
                                 lastSeenAt: null | string;
+                                /** Format: date-time */
                                 revokedAt: null | string;
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             endpoints: {
@@ -3566,10 +3610,14 @@ export interface operations {
                                 networkScope: null | string;
                                 probePath: string;
                                 status: string;
+                                /** Format: date-time */
                                 leaseExpiresAt: null | string;
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** Format: date-time */
                             leaseExpiresAt: string;
                         };
                     };
@@ -3624,7 +3672,9 @@ export interface operations {
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             }[];
                             edges: {
@@ -3637,7 +3687,9 @@ export interface operations {
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             }[];
                         };
@@ -3708,7 +3760,9 @@ export interface operations {
                             data: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -3826,7 +3880,9 @@ export interface operations {
                             data: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -3899,7 +3955,9 @@ export interface operations {
                             data: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -4019,7 +4077,9 @@ export interface operations {
                             data: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -4318,7 +4378,9 @@ export interface operations {
                         item: {
                             searchId: string;
                             machineId: string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             expiresAt: string;
                             quotes: {
                                 id: string;
@@ -4343,6 +4405,7 @@ export interface operations {
                                     required: boolean;
                                     supportedRails: string[] | null;
                                 };
+                                /** Format: date-time */
                                 expiresAt: string;
                             }[];
                         };
@@ -4403,6 +4466,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4422,9 +4487,12 @@ export interface operations {
                                 executionMode: string;
                                 operation: string;
                                 score: number;
+                                /** Format: date-time */
                                 createdAt: string;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -4494,6 +4562,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4513,9 +4583,12 @@ export interface operations {
                                 executionMode: string;
                                 operation: string;
                                 score: number;
+                                /** Format: date-time */
                                 createdAt: string;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -4573,6 +4646,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4592,9 +4667,12 @@ export interface operations {
                                 executionMode: string;
                                 operation: string;
                                 score: number;
+                                /** Format: date-time */
                                 createdAt: string;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -4652,6 +4730,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4671,9 +4751,12 @@ export interface operations {
                                 executionMode: string;
                                 operation: string;
                                 score: number;
+                                /** Format: date-time */
                                 createdAt: string;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -4739,6 +4822,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             status: string;
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             candidates: {
                                 serviceId: string;
                                 providerKey: string;
@@ -4758,9 +4843,12 @@ export interface operations {
                                 executionMode: string;
                                 operation: string;
                                 score: number;
+                                /** Format: date-time */
                                 createdAt: string;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -4832,6 +4920,8 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 status: string;
+                                /** Format: date-time */
+                                executingDeadline: null | string;
                                 candidates: {
                                     serviceId: string;
                                     providerKey: string;
@@ -4851,9 +4941,12 @@ export interface operations {
                                     executionMode: string;
                                     operation: string;
                                     score: number;
+                                    /** Format: date-time */
                                     createdAt: string;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             run: {
@@ -4866,7 +4959,9 @@ export interface operations {
                                 status: string;
                                 httpStatus: null | number;
                                 errorReason: null | string;
+                                /** Format: date-time */
                                 startedAt: string;
+                                /** Format: date-time */
                                 finishedAt: string;
                             };
                             outcome: {
@@ -4878,6 +4973,7 @@ export interface operations {
                                 result: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
                             };
                             handoff: null | {
@@ -4929,6 +5025,7 @@ export interface operations {
                             executionMode: string;
                             operation: string;
                             score: number;
+                            /** Format: date-time */
                             createdAt: string;
                         }[];
                         nextCursor?: string;
@@ -4987,6 +5084,7 @@ export interface operations {
                             result: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
                         }[];
                         nextCursor?: string;
@@ -5055,7 +5153,9 @@ export interface operations {
                             status: string;
                             httpStatus: null | number;
                             errorReason: null | string;
+                            /** Format: date-time */
                             startedAt: string;
+                            /** Format: date-time */
                             finishedAt: string;
                         }[];
                         nextCursor?: string;
@@ -5110,7 +5210,9 @@ export interface operations {
                             status: string;
                             httpStatus: null | number;
                             errorReason: null | string;
+                            /** Format: date-time */
                             startedAt: string;
+                            /** Format: date-time */
                             finishedAt: string;
                         };
                     };
@@ -5167,7 +5269,9 @@ export interface operations {
                             rules: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -5231,7 +5335,9 @@ export interface operations {
                             rules: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -5285,7 +5391,9 @@ export interface operations {
                             rules: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -5354,7 +5462,9 @@ export interface operations {
                             rules: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -5417,6 +5527,7 @@ export interface operations {
                                 type: string;
                                 id: null | string;
                             };
+                            /** Format: date-time */
                             occurredAt: string;
                             data: {
                                 [key: string]: unknown;
@@ -5495,9 +5606,13 @@ export interface operations {
                             tokenLastFour: null | string;
                             sessionId: null | string;
                             sessionTokenId: null | string;
+                            /** Format: date-time */
                             sessionIssuedAt: null | string;
+                            /** Format: date-time */
                             sessionExpiresAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -5597,9 +5712,13 @@ export interface operations {
                             tokenLastFour: null | string;
                             sessionId: null | string;
                             sessionTokenId: null | string;
+                            /** Format: date-time */
                             sessionIssuedAt: null | string;
+                            /** Format: date-time */
                             sessionExpiresAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                             pairingToken?: string;
                         };
@@ -5665,6 +5784,7 @@ export interface operations {
                             agentAddress: string;
                             agentDid: string;
                             message: string;
+                            /** Format: date-time */
                             expiresAt: string;
                             verificationMethod: string;
                         };
@@ -5748,9 +5868,13 @@ export interface operations {
                             tokenLastFour: null | string;
                             sessionId: null | string;
                             sessionTokenId: null | string;
+                            /** Format: date-time */
                             sessionIssuedAt: null | string;
+                            /** Format: date-time */
                             sessionExpiresAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                             pairingToken?: string;
                         };
@@ -5891,9 +6015,13 @@ export interface operations {
                             tokenLastFour: null | string;
                             sessionId: null | string;
                             sessionTokenId: null | string;
+                            /** Format: date-time */
                             sessionIssuedAt: null | string;
+                            /** Format: date-time */
                             sessionExpiresAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -5982,7 +6110,9 @@ export interface operations {
                             resolution: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -6087,7 +6217,9 @@ export interface operations {
                             resolution: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -6172,7 +6304,9 @@ export interface operations {
                             resolution: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -6236,7 +6370,9 @@ export interface operations {
                             details: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -6311,7 +6447,9 @@ export interface operations {
                                 details: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             orderStatus: string;
@@ -6414,7 +6552,9 @@ export interface operations {
                                 resolution: null | {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             task: {
@@ -6426,6 +6566,8 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 status: string;
+                                /** Format: date-time */
+                                executingDeadline: null | string;
                                 candidates: {
                                     serviceId: string;
                                     providerKey: string;
@@ -6445,9 +6587,12 @@ export interface operations {
                                     executionMode: string;
                                     operation: string;
                                     score: number;
+                                    /** Format: date-time */
                                     createdAt: string;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             run: {
@@ -6460,7 +6605,9 @@ export interface operations {
                                 status: string;
                                 httpStatus: null | number;
                                 errorReason: null | string;
+                                /** Format: date-time */
                                 startedAt: string;
+                                /** Format: date-time */
                                 finishedAt: string;
                             };
                             outcome: {
@@ -6472,6 +6619,7 @@ export interface operations {
                                 result: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
                             };
                             handoff: null | {
@@ -6551,7 +6699,9 @@ export interface operations {
                             resolution: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -6646,7 +6796,9 @@ export interface operations {
                             resolution: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -6733,7 +6885,9 @@ export interface operations {
                             resolution: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -6827,7 +6981,9 @@ export interface operations {
                                 resolution: null | {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             payment: null | {
@@ -6850,7 +7006,9 @@ export interface operations {
                                 details: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                         };
@@ -6926,7 +7084,9 @@ export interface operations {
                                 details: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             orderStatus: string;
@@ -7003,7 +7163,9 @@ export interface operations {
                                 details: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             orderStatus: string;
@@ -7072,7 +7234,9 @@ export interface operations {
                                 details: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             orderStatus: string;
@@ -7141,7 +7305,9 @@ export interface operations {
                                 details: {
                                     [key: string]: unknown;
                                 };
+                                /** Format: date-time */
                                 createdAt: string;
+                                /** Format: date-time */
                                 updatedAt: string;
                             };
                             orderStatus: string;

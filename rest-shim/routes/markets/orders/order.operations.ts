@@ -10,7 +10,7 @@ const ORDER = `id machineId agentPairingId searchId quoteId serviceId skillKey p
 const PAYMENT = `id orderId machineId rail status required amount currency chainId token payee payer amountRaw txHash proofMode
   escrowRef details createdAt updatedAt`;
 const ROUTE = "id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt";
-const TASK = `id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+const TASK = `id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
   routeId route { ${ROUTE} } createdAt updatedAt`;
 const RUN = "id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt";
 const OUTCOME = "id machineId taskId runId kind result createdAt";

@@ -8,7 +8,7 @@ const SERVICE = `id skillKey providerKey companyName serviceType name descriptio
   capabilities handoff { label url notes } metadata providerId providerLabel authType accessMode distribution maturity kind
   freshnessSeconds requiresHumanEnablement referenceUrl artifactUrl ${PRICING}`;
 const ROUTE = "id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt";
-const TASK = `id machineId skillKey operation input status candidates { serviceId providerKey executionMode operation score reasons }
+const TASK = `id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
   routeId route { ${ROUTE} } createdAt updatedAt`;
 const RUN = "id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt";
 const OUTCOME = "id machineId taskId runId kind result createdAt";

@@ -1,6 +1,7 @@
 /** GraphQL types of machine sessions (docs/markets-identity.md "Machine sessions"). */
 import { Field, InputType, ObjectType } from "type-graphql";
 import { IdentityProofInput } from "../market-machine.type.js";
+import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 
 @InputType({ description: "POST /machine-identity/sessions: a controller-signed identity challenge for the machine." })
 export class CreateMachineSessionInput {
@@ -25,10 +26,10 @@ export class MachineSession {
   @Field(() => String, { description: "HS256 bearer token; send it as `Authorization: Bearer <token>` or `machineSession`." })
   sessionToken!: string;
 
-  @Field(() => String)
+  @Field(() => DateTimeScalar)
   issuedAt!: string;
 
-  @Field(() => String)
+  @Field(() => DateTimeScalar)
   expiresAt!: string;
 }
 
