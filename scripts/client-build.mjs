@@ -2,8 +2,7 @@
 /**
  * `npm run client:build` (and the client package's `prepack`): builds clients/typescript/dist/ from its sources.
  *   dist/index.js   one ES module bundled by esbuild from src/index.ts with the repository code the flows reuse
- *                   (the evidence kit, the monetization message, the stream formats library and the CLI's buyer
- *                   steps), so the package stands alone; npm packages stay imports (its package.json dependencies);
+ *                   (the evidence kit, the monetization message and the stream formats library), so the package stands alone; npm packages stay imports (its package.json dependencies);
  *   dist/types/     declarations by tsc (clients/typescript/tsconfig.json), the package's `types` entry
  *                   dist/types/clients/typescript/src/index.d.ts beside those of the repository modules it names.
  * Node 20.19+, like the platform.

@@ -4,6 +4,7 @@
  * the evidence kit's X.509 code and the contract artifacts load only in the commands that use them).
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { StepError } from "../../clients/typescript/src/errors.js";
 
 export interface CliSubcommand {
   name: string;
@@ -30,8 +31,13 @@ export interface CliCommandEntry {
 /** Wrong arguments: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
-/** An action that could not be completed (chain down, revert, missing key): exit code 1. */
-export class CliError extends Error {}
+/**
+ * An action that could not be completed (chain down, revert, missing key): exit code 1. The client package's stream
+ * steps (clients/typescript/src/stream/) throw its base, StepError, which the CLI prints alike.
+ */
+export class CliError extends StepError {}
+
+export { StepError };
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 

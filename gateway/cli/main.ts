@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { CliError, UsageError, type CliCommandEntry, type CliCommandGroup } from "./command.js";
+import { StepError, UsageError, type CliCommandEntry, type CliCommandGroup } from "./command.js";
 
 /** In `cli --help` order. Each group's module is imported only when its command runs. */
 export const COMMANDS: CliCommandEntry[] = [
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     if (error instanceof UsageError) {
       process.stderr.write(`error: ${error.message}\n`);
       process.exitCode = 2;
-    } else if (error instanceof CliError) {
+    } else if (error instanceof StepError) {
       process.stderr.write(`error: ${error.message}\n`);
       process.exitCode = 1;
     } else {

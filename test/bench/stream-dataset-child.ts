@@ -12,8 +12,8 @@ import path from "node:path";
 import nacl from "tweetnacl";
 import { LocalChunkStorage, createBuyerAccess, toHex, type ChunkManifest } from "../../subgraphs/markets/stream/index.js";
 import { downloadChunks, startDeliveryServer } from "../../subgraphs/markets/stream/p2p/index.js";
-import { datasetIndex, encryptDataset } from "../../gateway/cli/commands/stream/dataset.js";
-import { decryptDataset } from "../../gateway/cli/commands/stream/fetch.js";
+import { datasetIndex, encryptDataset } from "../../clients/typescript/src/stream/dataset.js";
+import { decryptDataset } from "../../clients/typescript/src/stream/fetch.js";
 
 const MB = 1024 * 1024;
 const peakMb = () => (process.resourceUsage().maxRSS * 1024) / MB;

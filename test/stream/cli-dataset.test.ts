@@ -1,5 +1,5 @@
 /**
- * The CLI's dataset layout (gateway/cli/commands/stream/dataset.ts): an index chunk, then each file's chunks, in one
+ * The CLI's dataset layout (clients/typescript/src/stream/dataset.ts): an index chunk, then each file's chunks, in one
  * chain; rebuilt into the same files from the chain alone; an index naming a path outside the output directory, or
  * chunk counts that do not add up, is refused.
  */
@@ -7,8 +7,8 @@ import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliError } from "../../gateway/cli/command.js";
-import { DatasetWriter, datasetIndex, encryptDataset, parseIndex } from "../../gateway/cli/commands/stream/dataset.js";
+import { StepError } from "../../clients/typescript/src/errors.js";
+import { DatasetWriter, datasetIndex, encryptDataset, parseIndex } from "../../clients/typescript/src/stream/dataset.js";
 import { decryptChunk, unwrapChunkKey, verifyChain, type ChunkManifest } from "../../subgraphs/markets/stream/index.js";
 import { streamParties } from "./fixtures.js";
 
@@ -29,7 +29,7 @@ function refusal(fn: () => unknown): string {
   try {
     fn();
   } catch (error) {
-    return error instanceof CliError ? error.message : `not a CliError: ${String(error)}`;
+    return error instanceof StepError ? error.message : `not a StepError: ${String(error)}`;
   }
   return "no refusal";
 }

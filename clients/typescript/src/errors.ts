@@ -40,6 +40,13 @@ export class FlowError extends Error {
   }
 }
 
+/**
+ * A step of a flow that could not be completed, worded for a person (the stream buyer's steps: a listing refused
+ * before payment, a chunk refused before decryption, a refusal of the markets API naming its code). The CLI's own
+ * CliError extends it, so the CLI prints these as its own (exit 1); buyStream turns them into FlowErrors.
+ */
+export class StepError extends Error {}
+
 function messageOf(envelope: ErrorEnvelope | null): string | undefined {
   const error = envelope?.error;
   if (error && typeof error === "object" && typeof (error as { message?: unknown }).message === "string") return (error as { message: string }).message;

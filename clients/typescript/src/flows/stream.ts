@@ -1,6 +1,6 @@
 /**
- * Buying a stream listing on the order flow (docs/stream-marketplace.md "Order flow"), with the CLI's buyer steps
- * (gateway/cli/commands/stream/: verify.ts, fetch.ts) and the formats library behind them:
+ * Buying a stream listing on the order flow (docs/stream-marketplace.md "Order flow"), with the buyer steps
+ * (../stream/: verify.ts, fetch.ts; the CLI's `cli stream` uses them too) and the formats library behind them:
  *   1. verify the listing's manifests, signers and chain: a refusal stops here, before any order or payment;
  *   2. order it with the buyer's X25519 key;
  *   3. pay: the stablecoin transfer of the price to the platform's payee from `payer`, proven by its hash;
@@ -12,14 +12,13 @@
 import path from "node:path";
 import { Contract, parseUnits, type Signer } from "ethers";
 import nacl from "tweetnacl";
-import { CliError } from "../../../../gateway/cli/command.js";
-import { StreamApi, type BuyerKey } from "../../../../gateway/cli/commands/stream/api.js";
-import { decryptDataset, httpDownload } from "../../../../gateway/cli/commands/stream/fetch.js";
-import { verifyListing } from "../../../../gateway/cli/commands/stream/verify.js";
 import { toHex } from "../../../../subgraphs/markets/stream/index.js";
 import { ChunkFiles } from "../../../../subgraphs/markets/stream/p2p/chunk-files.js";
 import { ok, type MarketsClient } from "../clients.js";
-import { ApiError, FlowError } from "../errors.js";
+import { ApiError, FlowError, StepError } from "../errors.js";
+import { StreamApi, type BuyerKey } from "../stream/api.js";
+import { decryptDataset, httpDownload } from "../stream/fetch.js";
+import { verifyListing } from "../stream/verify.js";
 import { report, type OnProgress } from "./progress.js";
 
 export type StreamBuyer = BuyerKey;
@@ -44,12 +43,12 @@ export interface StreamPurchaseRequest {
   onProgress?: OnProgress;
 }
 
-/** The CLI steps' refusals as FlowErrors naming the check's code (e.g. SIGNATURE_INVALID, CIPHERTEXT_HASH_MISMATCH). */
+/** The steps' refusals as FlowErrors naming the check's code (e.g. SIGNATURE_INVALID, CIPHERTEXT_HASH_MISMATCH). */
 async function step<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof CliError)) throw error;
+    if (!(error instanceof StepError)) throw error;
     throw new FlowError(/\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/.exec(error.message)?.[1] ?? "STREAM_REFUSED", error.message);
   }
 }

@@ -1,7 +1,6 @@
 /**
  * `cli stream`'s client of the markets API (docs/stream-marketplace.md) and its local key files:
- * - StreamApi: JSON calls (a refusal becomes a CliError naming the platform's code), raw ciphertext upload and
- *   ranged, bearer-authenticated download, all through the client package (gateway/cli/platform.ts);
+ * - StreamApi: the client package's (clients/typescript/src/stream/api.ts), at `--api` or MARKETS_URL;
  * - the seller file (`--seller`, default <DATA_DIR>/stream-seller.json): the machine, its agent credentials, its
  *   Ed25519 signing key and X25519 key (generated and registered on first use), and the end of its chunk chain;
  * - the buyer file (`--buyer-key`, default <DATA_DIR>/stream-buyer.json): the buyer's X25519 key.
@@ -13,53 +12,10 @@ import path from "node:path";
 import nacl from "tweetnacl";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { fromHex, toHex, type ManifestSigner } from "../../../../subgraphs/markets/stream/index.js";
+import { StreamApi, type BuyerKey } from "../../../../clients/typescript/src/stream/api.js";
 import { CliError } from "../../command.js";
-import { getBytes, marketsClient, putBytes, send, type Answer, type MarketsClient } from "../../platform.js";
 
-export class StreamApi {
-  private readonly client: MarketsClient;
-
-  constructor(
-    readonly base: string,
-    private readonly headers: Record<string, string> = {},
-  ) {
-    this.client = marketsClient(base);
-  }
-
-  with(headers: Record<string, string>): StreamApi {
-    return new StreamApi(this.base, { ...this.headers, ...headers });
-  }
-
-  async call(method: string, route: string, body?: unknown, expected: number[] = [200, 201]): Promise<any> {
-    let answer: Answer;
-    try {
-      answer = await send(this.client, method, route, { body, headers: this.headers });
-    } catch (error) {
-      if (error instanceof SyntaxError) throw new CliError(`${method} ${route}: not JSON`);
-      throw new CliError(`the markets API at ${this.base} is not answering (${(error as Error).message})`);
-    }
-    const json = answer.body;
-    if (!expected.includes(answer.status)) {
-      const code = json?.error?.code ?? "";
-      throw new CliError(`${method} ${route} refused: ${answer.status} ${code}${json?.error?.message ? ` (${json.error.message})` : ""}`);
-    }
-    return json;
-  }
-
-  /** PUT of raw bytes (chunk ciphertext), with the agent headers. */
-  async putBytes(route: string, bytes: Uint8Array): Promise<any> {
-    const answer = await putBytes(this.client, route, bytes, this.headers);
-    if (answer.status !== 200 && answer.status !== 201) throw new CliError(`PUT ${route} refused: ${answer.status} ${answer.body?.error?.code ?? ""}`);
-    return answer.body;
-  }
-
-  /** GET of raw bytes from `start` on (Range), with a bearer token: the response, its body not yet read. */
-  async getBytes(url: string, token: string, start: number): Promise<Response> {
-    const { response, refusal } = await getBytes(this.client, url, token, start);
-    if (!response) throw new CliError(`GET ${url} refused: ${refusal?.status} ${refusal?.body?.error?.code ?? ""}`);
-    return response;
-  }
-}
+export { StreamApi, type BuyerKey };
 
 export function apiBase(api: string | undefined): string {
   const config = loadConfig();
@@ -156,13 +112,6 @@ export async function ensureSigningKey(api: StreamApi, seller: Seller): Promise<
   });
   seller.data.signingKeyRegistered = true;
   await saveSeller(seller);
-}
-
-export interface BuyerKey {
-  buyerId: string;
-  secretKey: Uint8Array;
-  publicKey: Uint8Array;
-  publicKeyHex: string;
 }
 
 /** The buyer's X25519 key (created on first use) and buyer ID. */

@@ -21,7 +21,7 @@ import { CliError, printResult, progress } from "../../command.js";
 import { sendTransfer } from "../market/pay.js";
 import type { BuyContext } from "./buy.js";
 import { waitFor, walletOf } from "./buy.js";
-import { decryptDataset } from "./fetch.js";
+import { decryptDataset } from "../../../../clients/typescript/src/stream/fetch.js";
 import { progressBar } from "./progress.js";
 
 const hostPort = (address: string) => {

@@ -1,6 +1,6 @@
 /**
  * `cli stream buy <listingId>` (buyer), order flow (notes 3.2):
- *   1. verify the listing (gateway/cli/commands/stream/verify.ts): a refusal stops here, before any order or payment;
+ *   1. verify the listing (clients/typescript/src/stream/verify.ts): a refusal stops here, before any order or payment;
  *   2. POST /stream/orders with the buyer's X25519 key (gateway/cli/commands/stream/api.ts buyer file) and the payer's
  *      address as `payerAddress` (only that address's transfer pays the order);
  *   3. pay on the chain: the TestStablecoin transfer of the price to the platform's payee from the demo payment agent
@@ -14,10 +14,10 @@ import path from "node:path";
 import { readDemoFixture } from "../../../../subgraphs/shared/chain/demo-fixture.js";
 import { loadConfig } from "../../../../subgraphs/shared/config.js";
 import { ChunkFiles } from "../../../../subgraphs/markets/stream/p2p/index.js";
-import { CliError, UsageError, parseOptions, printResult, progress } from "../../command.js";
+import { CliError, StepError, UsageError, parseOptions, printResult, progress } from "../../command.js";
 import { sendTransfer } from "../market/pay.js";
 import { StreamApi, apiBase, loadBuyer, type BuyerKey } from "./api.js";
-import { decryptDataset, httpDownload } from "./fetch.js";
+import { decryptDataset, httpDownload } from "../../../../clients/typescript/src/stream/fetch.js";
 import { progressBar } from "./progress.js";
 import { verifyListing, type VerifiedListing } from "./verify.js";
 import { buyByPurchase } from "./buy-purchase.js";
@@ -82,8 +82,8 @@ export async function waitFor<T>(read: () => Promise<T>, waiting: RegExp, waitMs
     try {
       return await read();
     } catch (error) {
-      if (!(error instanceof CliError) || !waiting.test(error.message) || Date.now() > deadline) {
-        if (error instanceof CliError && waiting.test(error.message)) throw new CliError(`${what}: still not ready after ${waitMs / 1000} s (${error.message}); is \`cli stream serve\` running for the seller?`);
+      if (!(error instanceof StepError) || !waiting.test(error.message) || Date.now() > deadline) {
+        if (error instanceof StepError && waiting.test(error.message)) throw new CliError(`${what}: still not ready after ${waitMs / 1000} s (${error.message}); is \`cli stream serve\` running for the seller?`);
         throw error;
       }
     }

@@ -1,13 +1,13 @@
 /**
  * `cli stream publish <dir>` (seller): the directory's files are chunked, encrypted, signed and chained
- * (gateway/cli/commands/stream/dataset.ts; the keys sealed to the machine's own X25519 key), the signing key registered once, each chunk's
+ * (clients/typescript/src/stream/dataset.ts; the keys sealed to the machine's own X25519 key), the signing key registered once, each chunk's
  * manifest registered (POST /stream/chunks) and its ciphertext uploaded (PUT /stream/chunks/:chunkId/data) as it is
  * made, so only one chunk is ever in memory; then the listing is created. Progress on stderr; one JSON line on stdout.
  */
 import { MAX_CHUNK_SIZE, type ChunkContext } from "../../../../subgraphs/markets/stream/index.js";
 import { CliError, UsageError, parseOptions, printResult, progress } from "../../command.js";
 import { StreamApi, agentBody, agentHeaders, apiBase, ensureSigningKey, loadSeller, saveSeller } from "./api.js";
-import { datasetIndex, encryptDataset } from "./dataset.js";
+import { datasetIndex, encryptDataset } from "../../../../clients/typescript/src/stream/dataset.js";
 import { progressBar } from "./progress.js";
 import { SELLER_BUCKET, sellerStore } from "./serve.js";
 

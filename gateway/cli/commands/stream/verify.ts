@@ -7,74 +7,14 @@
  * manifest names in its own signature is never trusted by itself. A refusal names the check's code and the chunk
  * (exit 1); nothing is ordered or paid.
  */
-import { StreamFormatError, verifyChain, type ChunkManifest, type TrustedSigningKey } from "../../../../subgraphs/markets/stream/index.js";
-import { CliError, UsageError, parseOptions, printResult } from "../../command.js";
+import { verifyListing, type VerifiedListing } from "../../../../clients/typescript/src/stream/verify.js";
+import { UsageError, parseOptions, printResult } from "../../command.js";
 import { StreamApi, apiBase } from "./api.js";
+
+export { verifyListing, type VerifiedListing };
 
 export const VERIFY_USAGE = `Usage: cli stream verify <listingId> [--api http://127.0.0.1:<MARKETS_PORT>]
 Checks every manifest of the listing (shape, chunkId, registered signer, signature) and the chain, before buying.`;
-
-export interface VerifiedListing {
-  listing: { id: string; machineId: string; chunkIds: string[]; price: { amount: string; currency: string }; title?: string };
-  manifests: ChunkManifest[];
-  trusted: TrustedSigningKey[];
-}
-
-const REFUSALS: Record<string, string> = {
-  MANIFEST_MALFORMED: "a manifest is not a peaq.stream.chunks.v1 manifest",
-  CHUNK_ID_MISMATCH: "a chunkId does not match its manifest (hash altered)",
-  SIGNER_UNKNOWN: "a manifest is signed by a key the machine has not registered",
-  SIGNING_KEY_REVOKED: "a chunk was registered after its signing key was revoked",
-  SIGNATURE_INVALID: "a manifest's signature does not verify (manifest altered)",
-  CHAIN_BROKEN: "the chunks do not form one unbroken chain",
-};
-
-/** Fetches the listing and its manifests and verifies them; throws a CliError naming the failed check. */
-export async function verifyListing(api: StreamApi, listingId: string): Promise<VerifiedListing> {
-  const listing = (await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}`)).item;
-  // The manifests page by page (the route's cursor), with the machine's signing keys (revoked keys are not trusted).
-  const raw: unknown[] = [];
-  const registeredAt: Array<string | null> = [];
-  let body: any = {};
-  let cursor: string | null = null;
-  do {
-    const query = `?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const answer = await api.call("GET", `/stream/listings/${encodeURIComponent(listingId)}/chunks${query}`);
-    body = answer?.item ?? answer ?? {};
-    const items: any[] = body.items ?? body.chunks ?? [];
-    raw.push(...(body.manifests ?? items.map((c: any) => c?.manifest ?? c)));
-    registeredAt.push(...items.map((c: any) => (typeof c?.registeredAt === "string" ? c.registeredAt : null)));
-    cursor = body.nextCursor ?? answer?.nextCursor ?? null;
-  } while (cursor);
-  const machineDid: unknown = body.machineDid ?? listing.identityRef;
-  if (typeof machineDid !== "string" || machineDid === "") {
-    throw new CliError(`listing ${listingId} refused before payment: SIGNER_UNKNOWN: the listing names no machine identity to check its signers against`);
-  }
-  // The trust root is the route's list of the machine's registered keys, each for the listing's machine identity; a
-  // revoked key (or one whose status is not `active` without a revocation time) vouches only for chunks registered
-  // before its revocation. A manifest's own `signature` names a key ID and public key too: never trusted, only
-  // checked against this list (verifyManifest), so a validly signed manifest under any other key is SIGNER_UNKNOWN.
-  const trusted: TrustedSigningKey[] = (body.signingKeys ?? []).map((k: any) => ({
-    machineDid,
-    keyId: k.keyId,
-    publicKeyHex: k.publicKeyHex,
-    revokedAt: k?.status === "active" ? null : typeof k?.revokedAt === "string" ? k.revokedAt : new Date(0).toISOString(),
-  }));
-  let manifests: ChunkManifest[];
-  try {
-    manifests = verifyChain(raw, trusted, registeredAt);
-  } catch (error) {
-    if (!(error instanceof StreamFormatError)) throw error;
-    const where = error.chunkIndex === undefined ? "" : ` at chunk ${error.chunkIndex}`;
-    throw new CliError(`listing ${listingId} refused before payment: ${error.code}${where}: ${REFUSALS[error.code] ?? error.message}`);
-  }
-  const ids = manifests.map((m) => m.chunkId);
-  const listed: string[] = listing.chunkIds ?? ids;
-  if (ids.length !== listed.length || ids.some((id, i) => id !== listed[i])) {
-    throw new CliError(`listing ${listingId} refused before payment: LISTING_CHUNKS_MISMATCH: the manifests are not the listing's chunks`);
-  }
-  return { listing: { ...listing, chunkIds: listed }, manifests, trusted };
-}
 
 export async function verifyCommand(args: string[]): Promise<void> {
   const [listingId, ...rest] = args;

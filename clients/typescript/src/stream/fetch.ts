@@ -3,12 +3,12 @@
  * route with the bearer delivery token, `Range` to resume) or peer to peer (purchase flow: p2p/client.ts), kept per
  * chunk only after its size and SHA-256 match the verified manifest (p2p/chunk-files.ts); then each chunk key opened
  * from the buyer-access entry (checked against the signed key commitment), each chunk decrypted and checked, and the
- * dataset's files written from its index chunk (gateway/cli/commands/stream/dataset.ts).
+ * dataset's files written from its index chunk (dataset.ts).
  */
 import { mkdir } from "node:fs/promises";
 import { openBuyerAccess, StreamFormatError, type ChunkManifest } from "../../../../subgraphs/markets/stream/index.js";
 import { ChunkFiles, decryptChunkFiles } from "../../../../subgraphs/markets/stream/p2p/chunk-files.js";
-import { CliError } from "../../command.js";
+import { StepError } from "../errors.js";
 import type { BuyerKey, StreamApi } from "./api.js";
 import { DatasetWriter, parseIndex } from "./dataset.js";
 
@@ -37,13 +37,13 @@ export async function httpDownload(
       continue;
     }
     const source = byId.get(manifest.chunkId);
-    if (!source?.url) throw new CliError(`chunk ${manifest.chunkId} has no download URL${source?.reference ? ` (stored at ${source.reference})` : ""}`);
+    if (!source?.url) throw new StepError(`chunk ${manifest.chunkId} has no download URL${source?.reference ? ` (stored at ${source.reference})` : ""}`);
     for (let attempt = 1; ; attempt++) {
       const held = await files.heldBytes(manifest);
       const writer = await files.openPart(manifest, held);
       try {
         const response = await api.getBytes(source.url, token, held);
-        if (held > 0 && response.status !== 206) throw new CliError(`chunk ${manifest.chunkId}: the server ignored the Range request`);
+        if (held > 0 && response.status !== 206) throw new StepError(`chunk ${manifest.chunkId}: the server ignored the Range request`);
         if (response.body) {
           for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
             await writer.write(part);
@@ -56,8 +56,8 @@ export async function httpDownload(
         break;
       } catch (error) {
         await writer.suspend();
-        if (error instanceof StreamFormatError) throw new CliError(`chunk ${manifest.chunkId} refused before decryption: ${error.code}: ${error.message}`);
-        if (error instanceof CliError || attempt >= attempts) throw error;
+        if (error instanceof StreamFormatError) throw new StepError(`chunk ${manifest.chunkId} refused before decryption: ${error.code}: ${error.message}`);
+        if (error instanceof StepError || attempt >= attempts) throw error;
       }
     }
   }
@@ -79,12 +79,12 @@ export async function decryptDataset(
   }
   const keyFor = (manifest: ChunkManifest, position: number) => {
     const entry = accessFor.get(manifest.chunkId);
-    if (!entry) throw new CliError(`no buyer access for chunk ${manifest.chunkId}`);
+    if (!entry) throw new StepError(`no buyer access for chunk ${manifest.chunkId}`);
     return openBuyerAccess(entry, manifest, buyer.secretKey, position);
   };
   const list = manifests.map((manifest) => {
     const file = files.get(manifest.chunkId);
-    if (!file) throw new CliError(`chunk ${manifest.chunkId} was not downloaded`);
+    if (!file) throw new StepError(`chunk ${manifest.chunkId} was not downloaded`);
     return { manifest, file };
   });
   await mkdir(outDir, { recursive: true });
@@ -100,7 +100,7 @@ export async function decryptDataset(
     return { files: index.files.length, bytes };
   } catch (error) {
     if (error instanceof StreamFormatError) {
-      throw new CliError(`chunk ${error.chunkIndex ?? "?"} refused: ${error.code}: ${error.message}`);
+      throw new StepError(`chunk ${error.chunkIndex ?? "?"} refused: ${error.code}: ${error.message}`);
     }
     throw error;
   }

@@ -11,7 +11,7 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, readdir, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { encryptChunk, rechunk, type ChunkContext, type ChunkManifest, type EncryptedChunk } from "../../../../subgraphs/markets/stream/index.js";
-import { CliError } from "../../command.js";
+import { StepError } from "../errors.js";
 
 export const INDEX_SCHEMA = "peaq.stream.dataset-index.v1";
 
@@ -30,7 +30,7 @@ export interface DatasetIndex {
 /** The dataset's files (relative POSIX paths, sorted) and how many chunks each takes. */
 export async function datasetIndex(dir: string, chunkSize: number): Promise<DatasetIndex> {
   const info = await stat(dir).catch(() => null);
-  if (!info?.isDirectory()) throw new CliError(`${dir} is not a directory`);
+  if (!info?.isDirectory()) throw new StepError(`${dir} is not a directory`);
   const files: DatasetFile[] = [];
   const walk = async (relative: string) => {
     const entries = (await readdir(path.join(dir, relative), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -44,7 +44,7 @@ export async function datasetIndex(dir: string, chunkSize: number): Promise<Data
     }
   };
   await walk("");
-  if (files.length === 0) throw new CliError(`${dir} has no files to publish`);
+  if (files.length === 0) throw new StepError(`${dir} has no files to publish`);
   return { schemaVersion: INDEX_SCHEMA, chunkSize, files };
 }
 
@@ -71,7 +71,7 @@ export async function* encryptDataset(
       count += 1;
       yield { ...chunk, file: file.path };
     }
-    if (count !== file.chunks) throw new CliError(`${file.path} changed while it was published`);
+    if (count !== file.chunks) throw new StepError(`${file.path} changed while it was published`);
   }
 }
 
@@ -81,13 +81,13 @@ export function parseIndex(plaintext: Uint8Array, manifests: ChunkManifest[]): D
   try {
     index = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(plaintext));
   } catch {
-    throw new CliError("the dataset's index chunk is not JSON");
+    throw new StepError("the dataset's index chunk is not JSON");
   }
   const ok = index?.schemaVersion === INDEX_SCHEMA && Array.isArray(index.files)
     && index.files.every((f) => typeof f.path === "string" && safePath(f.path) && Number.isSafeInteger(f.bytes) && Number.isSafeInteger(f.chunks) && f.chunks >= 0);
-  if (!ok) throw new CliError("the dataset's index chunk is not a peaq.stream.dataset-index.v1 index");
+  if (!ok) throw new StepError("the dataset's index chunk is not a peaq.stream.dataset-index.v1 index");
   const total = index.files.reduce((n, f) => n + f.chunks, 0);
-  if (total !== manifests.length - 1) throw new CliError(`the index names ${total} file chunks; ${manifests.length - 1} were bought`);
+  if (total !== manifests.length - 1) throw new StepError(`the index names ${total} file chunks; ${manifests.length - 1} were bought`);
   return index;
 }
 
@@ -123,7 +123,7 @@ export class DatasetWriter {
 
   async write(plaintext: Uint8Array): Promise<void> {
     const file = this.index.files[this.fileIndex];
-    if (!file) throw new CliError("more chunks than the index names");
+    if (!file) throw new StepError("more chunks than the index names");
     if (!this.handle) {
       const target = path.join(this.outDir, file.path);
       await mkdir(path.dirname(target), { recursive: true });
