@@ -24,8 +24,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** The trees `npm start` and the CLI load (prisma/: the migrations applied at boot). */
-export const SOURCE_DIRS = ["gateway", "subgraphs", "rest-shim", "prisma"];
+/** The trees `npm start` and the CLI load (prisma/: the migrations applied at boot; clients/typescript/src: the client package the CLI calls the platform through). */
+export const SOURCE_DIRS = ["gateway", "subgraphs", "rest-shim", "prisma", "clients/typescript/src"];
 const STAMP = ".build-stamp";
 
 /** Every file under the source trees, relative to the root. */

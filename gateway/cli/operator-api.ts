@@ -4,7 +4,9 @@
  * else the dev operator token in dev mode. Sent through the client package's gateway client.
  */
 import { DEV_OPERATOR_TOKEN, loadConfig } from "../../subgraphs/shared/config.js";
-import { ApiError, createGatewayClient, type GatewayClient } from "../../clients/typescript/src/index.js";
+// The client's modules, not its index: the index loads every flow (ethers, the evidence kit) and this path needs none.
+import { ApiError } from "../../clients/typescript/src/errors.js";
+import { createGatewayClient, type GatewayClient } from "../../clients/typescript/src/gateway.js";
 import { CliError } from "./command.js";
 
 export interface ChipEvidenceRecord {

@@ -48,7 +48,7 @@ const VERIFY_REJECTIONS = {
 const restStatus = (value: unknown): unknown => (typeof value === "string" ? value.toLowerCase() : value);
 
 /** The verification record as its REST body: the GraphQL answer with each topic status in its REST spelling. */
-function verificationRecordJson(data: Record<string, unknown>): Buffer {
+export function verificationRecordJson(data: Record<string, unknown>): Buffer {
   const record = fieldOf(data, "machineVerification") as Record<string, any>;
   const verification = record.verification as Record<string, { status: unknown }>;
   const topics = Object.fromEntries(

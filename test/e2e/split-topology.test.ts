@@ -169,7 +169,7 @@ describe.skipIf(!process.env.DATABASE_URL)("split topology: subgraphs, gateway a
     expect(body.errors).toBeUndefined();
     expect(body.data.machine).toEqual({
       machineId: "1",
-      verification: { verification: { kyb: { status: "verified" } } },
+      verification: { verification: { kyb: { status: "VERIFIED" } } },
       monetization: { status: "PENDING" },
       marketsRegistration: null,
     });
