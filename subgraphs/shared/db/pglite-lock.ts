@@ -49,12 +49,15 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-/** Asks the holder for its pid; undefined if it does not answer within a second. */
+/**
+ * Asks the holder for its pid; undefined if it does not answer within 5 s. A holder that is starting PGlite (compiling
+ * its WASM) or runs on a loaded machine can take more than a second to answer; the wait only delays an error.
+ */
 function holderPid(name: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     let answer = "";
     const socket = net.connect(name);
-    socket.setTimeout(1000, () => socket.destroy());
+    socket.setTimeout(5000, () => socket.destroy());
     socket.on("data", (chunk) => (answer += chunk.toString()));
     socket.on("error", () => resolve(undefined));
     socket.on("close", () => resolve(Number.parseInt(answer, 10) || undefined));
