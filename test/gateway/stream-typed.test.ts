@@ -90,6 +90,7 @@ describe("stream orders: typed fields through the gateway", () => {
     expect(typed.paidAt).toBe(paid.paidAt);
     expect(typed.paymentDueAt).toBe(new Date(row.createdAt.getTime() + ORDER_TTL_SECONDS * 1000).toISOString());
   });
+
   it("introspection of the served API schema: the delivery is typed, instants are DateTime, statuses are enums, signed or free-form JSON stays JSONObject", async () => {
     const fields = (name: string) => `${name}: __type(name: "${name}") { kind fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } }`;
     const query = `{
