@@ -99,9 +99,9 @@ describe("listing deactivation and reactivation", () => {
     expect(refused.body.errors?.[0]?.extensions?.code).toBe("AGENT_AUTH_REQUIRED");
     expect(await state()).toEqual(before);
     const off = await graphql(p.graphql, doc("deactivateStreamListing"), vars);
-    expect(off.body.data.deactivateStreamListing).toEqual({ id: m.listingId, status: "inactive" });
+    expect(off.body.data.deactivateStreamListing).toEqual({ id: m.listingId, status: "INACTIVE" });
     const on = await graphql(p.graphql, doc("reactivateStreamListing"), vars);
-    expect(on.body.data.reactivateStreamListing).toEqual({ id: m.listingId, status: "active" });
+    expect(on.body.data.reactivateStreamListing).toEqual({ id: m.listingId, status: "ACTIVE" });
   });
 });
 
@@ -176,7 +176,7 @@ describe("signing key revocation", () => {
     const refused = await graphql(p.graphql, doc, { m: other.machineId, k: extra.signer.keyId, a: seller.agentId, t: seller.agentToken });
     expect(refused.body.errors?.[0]?.extensions?.code).toBe("AGENT_AUTH_INVALID");
     const done = await graphql(p.graphql, doc, { m: other.machineId, k: extra.signer.keyId, a: other.agentId, t: other.agentToken });
-    expect(done.body.data.revokeStreamSigningKey).toMatchObject({ keyId: extra.signer.keyId, status: "revoked" });
+    expect(done.body.data.revokeStreamSigningKey).toMatchObject({ keyId: extra.signer.keyId, status: "REVOKED" });
 
     const file = `${p.dataDir}/withdrawal-seller.json`;
     await writeSellerFile(file, other);

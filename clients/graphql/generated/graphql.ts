@@ -1328,7 +1328,7 @@ export type Mutation = {
   /** POST /stream/heartbeat. */
   streamHeartbeat: StreamHeartbeat;
   /** GET /stream/orders/:orderId/delivery?buyerId= (un-enveloped on REST; marks delivered) */
-  streamOrderDelivery: Scalars['JSONObject']['output'];
+  streamOrderDelivery: StreamOrderDelivery;
   /** POST /v1/verify/chip/evidence: the evidence file text, byte for byte. Needs the onboarding token. */
   submitChipEvidence: IntakeReceipt;
   /** POST /market/orders/:orderId/payment-proof: wallet { mode: rpc | recorded, txHash, from?, chainId? } or x402 { paymentPayload | paymentSignature } */
@@ -2540,10 +2540,11 @@ export type StreamAgentInput = {
 /** A chunk key re-wrapped to a buyer (peaq.stream.buyer-access.v1). */
 export type StreamBuyerAccess = {
   __typename?: 'StreamBuyerAccess';
+  /** The peaq.stream.buyer-access.v1 document. A signed document, kept as JSON so its members and signature stay exactly as signed. */
   access: Scalars['JSONObject']['output'];
   buyerId: Scalars['String']['output'];
   chunkId: Scalars['String']['output'];
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   id: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
   orderId?: Maybe<Scalars['String']['output']>;
@@ -2565,7 +2566,7 @@ export type StreamBuyerAccessResult = {
 export type StreamChainReceipt = {
   __typename?: 'StreamChainReceipt';
   dataHash: Scalars['String']['output'];
-  recordedAt: Scalars['String']['output'];
+  recordedAt: Scalars['DateTime']['output'];
   txHash: Scalars['String']['output'];
 };
 
@@ -2574,19 +2575,21 @@ export type StreamChunk = {
   __typename?: 'StreamChunk';
   agentId: Scalars['String']['output'];
   chunkId: Scalars['String']['output'];
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   encryptedDataHash: Scalars['String']['output'];
   encryptedSize: Scalars['Float']['output'];
   index: Scalars['Int']['output'];
   keyId: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
+  /** The chunk manifest. A signed document, kept as JSON so its members and signature stay exactly as signed. */
   manifest: Scalars['JSONObject']['output'];
+  /** The agent's metadata (timeStart / timeEnd are read from it). Free-form JSON by design, stored and answered as written. */
   metadata?: Maybe<Scalars['JSONObject']['output']>;
   plaintextHash: Scalars['String']['output'];
   previousChunkId?: Maybe<Scalars['String']['output']>;
   storageRef?: Maybe<Scalars['String']['output']>;
   stored: Scalars['Boolean']['output'];
-  storedVerifiedAt?: Maybe<Scalars['String']['output']>;
+  storedVerifiedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
 /** Where a chunk's ciphertext is, for the holder of a delivery token covering it. */
@@ -2615,6 +2618,21 @@ export type StreamChunkUploadTarget = {
   machineId: Scalars['String']['output'];
 };
 
+/** The delivery of a stream order, by its session's mode. */
+export type StreamDelivery = StreamPlatformDelivery | StreamSellerDelivery;
+
+/** A bought chunk of a platform delivery: its chunk data `url` (platform storage) or its storage `reference`. */
+export type StreamDeliveryChunk = {
+  __typename?: 'StreamDeliveryChunk';
+  chunkId: Scalars['String']['output'];
+  encryptedDataHash?: Maybe<Scalars['String']['output']>;
+  encryptedSize?: Maybe<Scalars['Float']['output']>;
+  /** The storage reference (walrus://, s3://, gdrive://) of a chunk stored outside the platform; else null. */
+  reference?: Maybe<Scalars['String']['output']>;
+  /** The chunk data route (a path on the markets listener; send the token as a bearer). Null when the chunk is stored outside the platform. */
+  url?: Maybe<Scalars['String']['output']>;
+};
+
 /** REQUESTED -> PREPARING -> READY -> DELIVERED | FAILED; REQUESTED -> READY | FAILED; PREPARING -> FAILED (REST: lowercase). */
 export enum StreamDeliverySessionStatus {
   Delivered = 'DELIVERED',
@@ -2634,7 +2652,7 @@ export type StreamEventReceipt = {
   payloadHash: Scalars['String']['output'];
   policyId?: Maybe<Scalars['String']['output']>;
   policyVersion?: Maybe<Scalars['Int']['output']>;
-  receivedAt: Scalars['String']['output'];
+  receivedAt: Scalars['DateTime']['output'];
   sequenceNumber: Scalars['Float']['output'];
   topic: Scalars['String']['output'];
 };
@@ -2651,7 +2669,7 @@ export type StreamHeartbeat = {
   machineId: Scalars['String']['output'];
   policyId?: Maybe<Scalars['String']['output']>;
   policyVersion?: Maybe<Scalars['Int']['output']>;
-  receivedAt: Scalars['String']['output'];
+  receivedAt: Scalars['DateTime']['output'];
 };
 
 /** A listing: a machine's stored chunks for sale. Never plaintext, never a key. */
@@ -2659,7 +2677,7 @@ export type StreamListing = {
   __typename?: 'StreamListing';
   chunkCount: Scalars['Int']['output'];
   chunkIds: Array<Scalars['String']['output']>;
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   id: Scalars['String']['output'];
   identityRef?: Maybe<Scalars['String']['output']>;
   machineId: Scalars['String']['output'];
@@ -2667,18 +2685,17 @@ export type StreamListing = {
   pricePerChunk?: Maybe<Scalars['String']['output']>;
   /** The data.stream catalogue service advertising it. */
   serviceId?: Maybe<Scalars['String']['output']>;
-  /** active | inactive. */
-  status: Scalars['String']['output'];
+  status: StreamListingStatus;
   /** The scheme of the chunks' storage references (local, s3, ...). */
   storageProvider: Scalars['String']['output'];
-  /** The latest end of its chunks' times (ISO 8601). */
-  timeEnd?: Maybe<Scalars['String']['output']>;
-  /** The earliest start of its chunks' times (ISO 8601). */
-  timeStart?: Maybe<Scalars['String']['output']>;
+  /** The latest end of its chunks' times. */
+  timeEnd?: Maybe<Scalars['DateTime']['output']>;
+  /** The earliest start of its chunks' times. */
+  timeStart?: Maybe<Scalars['DateTime']['output']>;
   title: Scalars['String']['output'];
   topic?: Maybe<Scalars['String']['output']>;
   totalBytes: Scalars['Float']['output'];
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 export type StreamListingChunk = {
@@ -2686,10 +2703,10 @@ export type StreamListingChunk = {
   chunkId: Scalars['String']['output'];
   encryptedSize: Scalars['Float']['output'];
   index: Scalars['Int']['output'];
-  /** The signed manifest (wrapped keys only). */
+  /** The signed manifest (wrapped keys only), kept as JSON so its members and signature stay exactly as signed. */
   manifest: Scalars['JSONObject']['output'];
   /** When the chunk was registered: a chunk signed by a since-revoked key is valid only if registered before the revocation. */
-  registeredAt: Scalars['String']['output'];
+  registeredAt: Scalars['DateTime']['output'];
 };
 
 /** A listing's manifests in order and the machine's signing keys, to check before buying. */
@@ -2709,6 +2726,12 @@ export type StreamListingPage = {
   items: Array<StreamListing>;
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
+
+/** ACTIVE (on sale, in the catalogue) <-> INACTIVE (deactivated by its seller) (REST: lowercase). */
+export enum StreamListingStatus {
+  Active = 'ACTIVE',
+  Inactive = 'INACTIVE'
+}
 
 /** A stream order (order-based flow, public notes 3.2). */
 export type StreamOrder = {
@@ -2734,6 +2757,22 @@ export type StreamOrder = {
   price: StreamOrderPrice;
   status: StreamOrderStatus;
   updatedAt: Scalars['DateTime']['output'];
+};
+
+/** The buyer's delivery of a stream order: the wrapped chunk keys and how to fetch the chunks. */
+export type StreamOrderDelivery = {
+  __typename?: 'StreamOrderDelivery';
+  /** The peaq.stream.buyer-access.v1 documents of the bought chunks for the order's buyer and key, kept as JSON so their members and signatures stay exactly as signed. */
+  access: Array<Scalars['JSONObject']['output']>;
+  buyerId: Scalars['String']['output'];
+  buyerPublicKeyHex: Scalars['String']['output'];
+  chunkIds: Array<Scalars['String']['output']>;
+  delivery: StreamDelivery;
+  listingId: Scalars['String']['output'];
+  machineId: Scalars['String']['output'];
+  orderId: Scalars['String']['output'];
+  /** ACCESS_PREPARED (seller delivery not marked yet) or DELIVERED. */
+  status: StreamOrderStatus;
 };
 
 /** A delivery session of a stream order, as the seller's agent sees it. */
@@ -2790,29 +2829,52 @@ export type StreamPaymentProofInput = {
   txHash: Scalars['String']['input'];
 };
 
+/** A platform delivery: a bearer delivery token scoped to the order's buyer and chunks, and where each chunk is. */
+export type StreamPlatformDelivery = {
+  __typename?: 'StreamPlatformDelivery';
+  chunks: Array<StreamDeliveryChunk>;
+  /** platform. */
+  mode: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
+  status: StreamDeliverySessionStatus;
+  /** A fresh delivery token on every answer. */
+  token: Scalars['String']['output'];
+  tokenExpiresAt: Scalars['DateTime']['output'];
+  /** Bearer. */
+  tokenType: Scalars['String']['output'];
+};
+
 /** A stream capture policy; every update bumps version. */
 export type StreamPolicy = {
   __typename?: 'StreamPolicy';
+  /** Free-form JSON by design, stored and answered as written. */
   buffer: Scalars['JSONObject']['output'];
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** Free-form JSON by design, stored and answered as written. */
   destinations: Array<Scalars['JSONObject']['output']>;
   id: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
   name: Scalars['String']['output'];
+  /** Free-form JSON by design, stored and answered as written. */
   payload: Scalars['JSONObject']['output'];
-  status: Scalars['String']['output'];
+  status: StreamPolicyStatus;
+  /** Topic rules as written (checked on write). */
   topicRules: Array<Scalars['JSONObject']['output']>;
-  updatedAt: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
   version: Scalars['Int']['output'];
 };
 
 export type StreamPolicyInput = {
+  /** Free-form JSON by design, stored and answered as written. */
   buffer?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** Free-form JSON by design, stored and answered as written. */
   destinations?: InputMaybe<Array<Scalars['JSONObject']['input']>>;
   name?: InputMaybe<Scalars['String']['input']>;
+  /** Free-form JSON by design, stored and answered as written. */
   payload?: InputMaybe<Scalars['JSONObject']['input']>;
-  /** active | paused | archived. */
+  /** active | paused | archived (default active). A string, not StreamPolicyStatus: the service checks it after the agent's credential, so a bad value is VALIDATION_ERROR only for the machine's own agent, on REST and GraphQL alike. */
   status?: InputMaybe<Scalars['String']['input']>;
+  /** Topic rules { topic, messageType, qosPreset, depth?, fieldRules? } (docs/stream-marketplace.md). JSON because the service validates them after the agent's credential (VALIDATION_ERROR, as on REST). */
   topicRules?: InputMaybe<Array<Scalars['JSONObject']['input']>>;
 };
 
@@ -2821,6 +2883,13 @@ export type StreamPolicyPage = {
   items: Array<StreamPolicy>;
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
+
+/** A capture policy's state (REST: lowercase). */
+export enum StreamPolicyStatus {
+  Active = 'ACTIVE',
+  Archived = 'ARCHIVED',
+  Paused = 'PAUSED'
+}
 
 export type StreamPrice = {
   __typename?: 'StreamPrice';
@@ -2835,21 +2904,31 @@ export type StreamPriceInput = {
   currency: Scalars['String']['input'];
 };
 
+/** A seller delivery: the seller agent's delivery URL; the agent marks it delivered itself. */
+export type StreamSellerDelivery = {
+  __typename?: 'StreamSellerDelivery';
+  deliveryUrl?: Maybe<Scalars['String']['output']>;
+  message?: Maybe<Scalars['String']['output']>;
+  /** seller. */
+  mode: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
+  status: StreamDeliverySessionStatus;
+};
+
 /** An Ed25519 key a machine's stream agent registered (manifests and envelopes verify against it). */
 export type StreamSigningKey = {
   __typename?: 'StreamSigningKey';
   agentId: Scalars['String']['output'];
   /** ed25519. */
   algorithm: Scalars['String']['output'];
-  createdAt: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
   id: Scalars['String']['output'];
   keyId: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
   /** 32-byte public key, lowercase hex. */
   publicKeyHex: Scalars['String']['output'];
-  revokedAt?: Maybe<Scalars['String']['output']>;
-  /** active | revoked. */
-  status: Scalars['String']['output'];
+  revokedAt?: Maybe<Scalars['DateTime']['output']>;
+  status: StreamSigningKeyStatus;
 };
 
 export type StreamSigningKeyResult = {
@@ -2858,6 +2937,12 @@ export type StreamSigningKeyResult = {
   created: Scalars['Boolean']['output'];
   key: StreamSigningKey;
 };
+
+/** ACTIVE -> REVOKED: a revoked key vouches only for chunks registered before its revokedAt (REST: lowercase). */
+export enum StreamSigningKeyStatus {
+  Active = 'ACTIVE',
+  Revoked = 'REVOKED'
+}
 
 /** POST .../execute: httpStatus is the REST status (the provider's, 202 for a handoff). */
 export type TaskExecution = {

@@ -2093,7 +2093,14 @@ export interface paths {
          * @description Runs the named GraphQL operation `StreamOrderDelivery` on the gateway:
          *
          *     ```graphql
-         *     mutation StreamOrderDelivery($orderId: String!, $buyerId: String!) { streamOrderDelivery(orderId: $orderId, buyerId: $buyerId) }
+         *     mutation StreamOrderDelivery($orderId: String!, $buyerId: String!) {
+         *       streamOrderDelivery(orderId: $orderId, buyerId: $buyerId) { orderId listingId machineId buyerId buyerPublicKeyHex status chunkIds access delivery {
+         *         ... on StreamSellerDelivery { sessionId mode status deliveryUrl message }
+         *         ... on StreamPlatformDelivery {
+         *           sessionId mode status token tokenType tokenExpiresAt chunks { chunkId encryptedDataHash encryptedSize url reference }
+         *         }
+         *       } }
+         *     }
          *     ```
          */
         get: operations["StreamOrderDelivery"];
@@ -7377,7 +7384,9 @@ export interface operations {
                             algorithm: string;
                             publicKeyHex: string;
                             status: string;
+                            /** Format: date-time */
                             revokedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
                         };
                     };
@@ -7445,7 +7454,9 @@ export interface operations {
                             algorithm: string;
                             publicKeyHex: string;
                             status: string;
+                            /** Format: date-time */
                             revokedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
                         };
                     };
@@ -7515,7 +7526,9 @@ export interface operations {
                             destinations: {
                                 [key: string]: unknown;
                             }[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -7567,17 +7580,21 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
-                    /** @description active | paused | archived. */
+                    /** @description active | paused | archived (default active). A string, not StreamPolicyStatus: the service checks it after the agent's credential, so a bad value is VALIDATION_ERROR only for the machine's own agent, on REST and GraphQL alike. */
                     status?: string;
+                    /** @description Topic rules { topic, messageType, qosPreset, depth?, fieldRules? } (docs/stream-marketplace.md). JSON because the service validates them after the agent's credential (VALIDATION_ERROR, as on REST). */
                     topicRules?: {
                         [key: string]: unknown;
                     }[];
+                    /** @description Free-form JSON by design, stored and answered as written. */
                     buffer?: {
                         [key: string]: unknown;
                     };
+                    /** @description Free-form JSON by design, stored and answered as written. */
                     payload?: {
                         [key: string]: unknown;
                     };
+                    /** @description Free-form JSON by design, stored and answered as written. */
                     destinations?: {
                         [key: string]: unknown;
                     }[];
@@ -7611,7 +7628,9 @@ export interface operations {
                             destinations: {
                                 [key: string]: unknown;
                             }[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -7659,17 +7678,21 @@ export interface operations {
                 /** @example {} */
                 "application/json": {
                     name?: string;
-                    /** @description active | paused | archived. */
+                    /** @description active | paused | archived (default active). A string, not StreamPolicyStatus: the service checks it after the agent's credential, so a bad value is VALIDATION_ERROR only for the machine's own agent, on REST and GraphQL alike. */
                     status?: string;
+                    /** @description Topic rules { topic, messageType, qosPreset, depth?, fieldRules? } (docs/stream-marketplace.md). JSON because the service validates them after the agent's credential (VALIDATION_ERROR, as on REST). */
                     topicRules?: {
                         [key: string]: unknown;
                     }[];
+                    /** @description Free-form JSON by design, stored and answered as written. */
                     buffer?: {
                         [key: string]: unknown;
                     };
+                    /** @description Free-form JSON by design, stored and answered as written. */
                     payload?: {
                         [key: string]: unknown;
                     };
+                    /** @description Free-form JSON by design, stored and answered as written. */
                     destinations?: {
                         [key: string]: unknown;
                     }[];
@@ -7703,7 +7726,9 @@ export interface operations {
                             destinations: {
                                 [key: string]: unknown;
                             }[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -7761,6 +7786,7 @@ export interface operations {
                             agentId: string;
                             policyId: null | string;
                             policyVersion: null | number;
+                            /** Format: date-time */
                             receivedAt: string;
                         };
                     };
@@ -7818,10 +7844,12 @@ export interface operations {
                             payloadHash: string;
                             policyId: null | string;
                             policyVersion: null | number;
+                            /** Format: date-time */
                             receivedAt: string;
                             chainReceipt: null | {
                                 txHash: string;
                                 dataHash: string;
+                                /** Format: date-time */
                                 recordedAt: string;
                             };
                         };
@@ -7880,10 +7908,12 @@ export interface operations {
                             payloadHash: string;
                             policyId: null | string;
                             policyVersion: null | number;
+                            /** Format: date-time */
                             receivedAt: string;
                             chainReceipt: null | {
                                 txHash: string;
                                 dataHash: string;
+                                /** Format: date-time */
                                 recordedAt: string;
                             };
                         }[];
@@ -7954,10 +7984,12 @@ export interface operations {
                             payloadHash: string;
                             policyId: null | string;
                             policyVersion: null | number;
+                            /** Format: date-time */
                             receivedAt: string;
                             chainReceipt: null | {
                                 txHash: string;
                                 dataHash: string;
+                                /** Format: date-time */
                                 recordedAt: string;
                             };
                         };
@@ -8024,6 +8056,7 @@ export interface operations {
                             encryptedSize: number;
                             storageRef: null | string;
                             stored: boolean;
+                            /** Format: date-time */
                             storedVerifiedAt: null | string;
                             manifest: {
                                 [key: string]: unknown;
@@ -8031,6 +8064,7 @@ export interface operations {
                             metadata: null | {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
                         };
                     };
@@ -8203,6 +8237,7 @@ export interface operations {
                             access: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
                         };
                     };
@@ -8260,6 +8295,7 @@ export interface operations {
                             access: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
                             createdAt: string;
                         }[];
                     };
@@ -8349,11 +8385,15 @@ export interface operations {
                                 currency: string;
                             };
                             pricePerChunk: null | string;
+                            /** Format: date-time */
                             timeStart: null | string;
+                            /** Format: date-time */
                             timeEnd: null | string;
                             status: string;
                             serviceId: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -8424,11 +8464,15 @@ export interface operations {
                                 currency: string;
                             };
                             pricePerChunk: null | string;
+                            /** Format: date-time */
                             timeStart: null | string;
+                            /** Format: date-time */
                             timeEnd: null | string;
                             status: string;
                             serviceId: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor?: string;
@@ -8504,11 +8548,15 @@ export interface operations {
                                 currency: string;
                             };
                             pricePerChunk: null | string;
+                            /** Format: date-time */
                             timeStart: null | string;
+                            /** Format: date-time */
                             timeEnd: null | string;
                             status: string;
                             serviceId: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -8583,11 +8631,15 @@ export interface operations {
                                 currency: string;
                             };
                             pricePerChunk: null | string;
+                            /** Format: date-time */
                             timeStart: null | string;
+                            /** Format: date-time */
                             timeEnd: null | string;
                             status: string;
                             serviceId: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -8646,11 +8698,15 @@ export interface operations {
                                 currency: string;
                             };
                             pricePerChunk: null | string;
+                            /** Format: date-time */
                             timeStart: null | string;
+                            /** Format: date-time */
                             timeEnd: null | string;
                             status: string;
                             serviceId: null | string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         };
                     };
@@ -8710,13 +8766,16 @@ export interface operations {
                             algorithm: string;
                             publicKeyHex: string;
                             status: string;
+                            /** Format: date-time */
                             revokedAt: null | string;
+                            /** Format: date-time */
                             createdAt: string;
                         }[];
                         items: {
                             chunkId: string;
                             index: number;
                             encryptedSize: number;
+                            /** Format: date-time */
                             registeredAt: string;
                             manifest: {
                                 [key: string]: unknown;
@@ -9320,9 +9379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": unknown;
                 };
             };
             400: components["responses"]["markets.400"];

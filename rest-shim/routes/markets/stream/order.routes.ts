@@ -17,6 +17,13 @@ const ORDER = `id listingId machineId buyerId buyerPublicKeyHex chunkIds status 
 /** GET of one order: the order and its payment deadline. */
 const ORDER_WITH_DUE = `${ORDER} paymentDueAt`;
 const SESSION = "id machineId orderId mode status deliveryUrl message buyerId buyerPublicKeyHex chunkIds createdAt updatedAt";
+/** The buyer's delivery, members in the REST body's order; each mode's delivery carries only its own members. */
+const DELIVERY = `orderId listingId machineId buyerId buyerPublicKeyHex status chunkIds access delivery {
+    ... on StreamSellerDelivery { sessionId mode status deliveryUrl message }
+    ... on StreamPlatformDelivery {
+      sessionId mode status token tokenType tokenExpiresAt chunks { chunkId encryptedDataHash encryptedSize url reference }
+    }
+  }`;
 
 export const STREAM_ORDER_OPERATIONS = {
   createStreamOrder: op(
@@ -56,7 +63,9 @@ export const STREAM_ORDER_OPERATIONS = {
   ),
   streamOrderDelivery: op(
     "StreamOrderDelivery",
-    `mutation StreamOrderDelivery($orderId: String!, $buyerId: String!) { streamOrderDelivery(orderId: $orderId, buyerId: $buyerId) }`,
+    `mutation StreamOrderDelivery($orderId: String!, $buyerId: String!) {
+  streamOrderDelivery(orderId: $orderId, buyerId: $buyerId) { ${DELIVERY} }
+}`,
   ),
 } as const;
 
@@ -95,6 +104,19 @@ type Row = Record<string, unknown>;
 export const orderOut = (order: Row): Row => ({ ...order, status: enumLower(order.status as string) });
 /** A delivery session as REST spells it (`READY` -> `ready`). */
 export const sessionOut = (session: Row): Row => ({ ...session, status: enumLower(session.status as string) });
+
+/** A platform delivery's chunk as REST spells it: its `url` (platform storage) or its storage `reference`, never both. */
+const deliveryChunkOut = ({ url, reference, ...chunk }: Row): Row => (url != null ? { ...chunk, url } : { ...chunk, reference });
+/** The buyer's un-enveloped delivery as REST spells it: statuses lowercase, each chunk with its url or reference. */
+export const deliveryOut = (body: Row): Row => {
+  const delivery = body.delivery as Row;
+  const chunks = delivery.chunks as Row[] | undefined;
+  return {
+    ...body,
+    status: enumLower(body.status as string),
+    delivery: { ...delivery, status: enumLower(delivery.status as string), ...(chunks ? { chunks: chunks.map(deliveryChunkOut) } : {}) },
+  };
+};
 
 const ORDER_SAMPLE = { orderId: "sord_aaaaaaaaaaaaaaaa" };
 
@@ -207,7 +229,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       return { orderId: params.orderId, buyerId };
     },
     // Un-enveloped (notes 3.2): the body is the delivery itself.
-    respond: (data): RouteOutcome => ({ status: 200, body: json(fieldOf(data, "streamOrderDelivery")) }),
+    respond: (data): RouteOutcome => ({ status: 200, body: json(deliveryOut(fieldOf(data, "streamOrderDelivery"))) }),
   }),
 ];
 

@@ -14,7 +14,7 @@ import { serveChunkDownload, uploadServer } from "../../../stream-data.js";
 import { bearerToken } from "../../../../subgraphs/markets/stream/seller/delivery.token.js";
 import { MAX_CHUNK_SIZE } from "../../../../subgraphs/markets/stream/stream.js";
 import { bodyObject, itemOf, marketsRoute, pageOf, pageQuery, pick, queryParam, upsertedItemOf, withJsonBodyLimit, type View } from "../http.js";
-import { STREAM_SELLER_OPERATIONS as OPS } from "./seller.operations.js";
+import { keyOut, listingOut, policyOut, STREAM_SELLER_OPERATIONS as OPS } from "./seller.operations.js";
 import { fieldOf, type RouteOutcome } from "../../../route-definition.js";
 import { STREAM_DATA_DOCS } from "./seller.docs.js";
 
@@ -63,7 +63,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body);
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), ...pick(source, { keyId: "string", publicKeyHex: "string" }) };
     },
-    respond: created("registerStreamSigningKey", "key"),
+    respond: created("registerStreamSigningKey", "key", keyOut),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -75,7 +75,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body, true);
       return { machineId: params.machineId, keyId: pathParam(params.keyId), ...agentCredentialsOf(headers, source) };
     },
-    respond: itemOf("revokeStreamSigningKey"),
+    respond: itemOf("revokeStreamSigningKey", 200, keyOut),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -87,7 +87,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body);
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), input: pick(source, POLICY_SHAPE) };
     },
-    respond: itemOf("createStreamPolicy", 201),
+    respond: itemOf("createStreamPolicy", 201, policyOut),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "GET",
@@ -95,7 +95,7 @@ const ingestRoutes: RouteDefinition[] = [
     operation: OPS.streamPolicies,
     machineRule: guardedPath(),
     variables: ({ params, headers, query }) => ({ machineId: params.machineId, ...agentCredentialsOf(headers), ...pageQuery(query) }),
-    respond: pageOf("streamPolicies"),
+    respond: pageOf("streamPolicies", policyOut),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "PATCH",
@@ -107,7 +107,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body);
       return { machineId: params.machineId, policyId: params.policyId, ...agentCredentialsOf(headers, source), input: pick(source, POLICY_SHAPE) };
     },
-    respond: itemOf("updateStreamPolicy"),
+    respond: itemOf("updateStreamPolicy", 200, policyOut),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -224,7 +224,8 @@ const chunkRoutes: RouteDefinition[] = [
 
 /** The listing's chunks page: `{ items, nextCursor?, listingId, machineId, machineDid, signingKeys }`. */
 const listingChunks = (data: Record<string, unknown>): RouteOutcome => {
-  const { nextCursor, ...page } = fieldOf(data, "streamListingChunks");
+  const { nextCursor, ...raw } = fieldOf(data, "streamListingChunks");
+  const page = { ...raw, signingKeys: raw.signingKeys.map(keyOut) };
   return { status: 200, body: json(nextCursor == null ? page : { ...page, nextCursor }) };
 };
 
@@ -244,7 +245,7 @@ const listingRoutes: RouteDefinition[] = [
       input.price = pick(input.price as Record<string, unknown>, { amount: "string", currency: "string" });
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), input };
     },
-    respond: itemOf("createStreamListing", 201),
+    respond: itemOf("createStreamListing", 201, listingOut),
   }), LISTING_BODY_LIMIT),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -263,7 +264,7 @@ const listingRoutes: RouteDefinition[] = [
         ...pageQuery(query),
       };
     },
-    respond: pageOf("streamListings"),
+    respond: pageOf("streamListings", listingOut),
   }),
   ...(["deactivate", "reactivate"] as const).map((action) =>
     marketsRoute({ caller: { kind: "machine-agent" },
@@ -275,7 +276,7 @@ const listingRoutes: RouteDefinition[] = [
       variables: ({ params, headers, body }) => ({
         machineId: params.machineId, listingId: params.listingId, ...agentCredentialsOf(headers, bodyObject(body, true)),
       }),
-      respond: itemOf(`${action}StreamListing`),
+      respond: itemOf(`${action}StreamListing`, 200, listingOut),
     })),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -283,7 +284,7 @@ const listingRoutes: RouteDefinition[] = [
     operation: OPS.streamListing,
     machineRule: { kind: "none" },
     variables: ({ params }) => ({ listingId: params.listingId }),
-    respond: itemOf("streamListing"),
+    respond: itemOf("streamListing", 200, listingOut),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",

@@ -12,6 +12,7 @@ import {
   StreamOrderPage,
   StreamPaymentProofInput,
 } from "./stream-order.type.js";
+import { StreamOrderDeliveryBody } from "./stream-delivery.type.js";
 
 const S = () => String;
 const OPT = { nullable: true } as const;
@@ -52,7 +53,11 @@ export class StreamOrderResolver {
   prepareStreamOrderAccess(
     @Arg("orderId", S) orderId: string,
     @Arg("agent", () => StreamAgentInput) agent: StreamAgentInput,
-    @Arg("items", () => [JSONObjectScalar]) items: Record<string, unknown>[],
+    @Arg("items", () => [JSONObjectScalar], {
+      description: "Signed peaq.stream.buyer-access.v1 documents, one per bought chunk: JSON, kept as signed; the service validates each "
+        + "after the agent's credential (VALIDATION_ERROR, STREAM_ORDER_ACCESS_INVALID, STREAM_ORDER_ACCESS_MISMATCH, the same on REST).",
+    })
+    items: Record<string, unknown>[],
     @Arg("mode", () => String, OPT) mode: string | null,
   ) {
     return this.deps.streamOrders.sessions.prepareAccess(orderId, { ...agent, items, mode });
@@ -83,7 +88,7 @@ export class StreamOrderResolver {
     return this.deps.streamOrders.orders.paymentDueAt(order.createdAt);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "GET /stream/orders/:orderId/delivery?buyerId= (un-enveloped on REST; marks delivered)" })
+  @Mutation(() => StreamOrderDeliveryBody, { description: "GET /stream/orders/:orderId/delivery?buyerId= (un-enveloped on REST; marks delivered)" })
   streamOrderDelivery(@Arg("orderId", S) orderId: string, @Arg("buyerId", S) buyerId: string) {
     return this.deps.streamOrders.delivery.delivery(orderId, buyerId);
   }

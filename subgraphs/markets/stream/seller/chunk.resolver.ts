@@ -21,8 +21,15 @@ export class StreamChunkResolver {
     @Arg("machineId", Str) machineId: string,
     @Arg("agentId", Str, opt) agentId: string | null,
     @Arg("agentToken", Str, opt) agentToken: string | null,
-    @Arg("manifest", () => JSONObjectScalar) manifest: Record<string, unknown>,
-    @Arg("metadata", () => JSONObjectScalar, opt) metadata: Record<string, unknown> | null,
+    @Arg("manifest", () => JSONObjectScalar, {
+      description: "The signed chunk manifest, JSON so it stays exactly as signed; the service verifies it after the agent's credential, with the same error codes on REST and GraphQL.",
+    })
+    manifest: Record<string, unknown>,
+    @Arg("metadata", () => JSONObjectScalar, {
+      nullable: true,
+      description: "Free-form JSON by design (up to the documented size; optional ISO 8601 timeStart / timeEnd give the chunk's time range).",
+    })
+    metadata: Record<string, unknown> | null,
   ) {
     return this.deps.streamChunks.register(machineId, { agentId, agentToken }, manifest, metadata);
   }

@@ -1,10 +1,22 @@
 /** GraphQL types of stream listings. */
-import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
+import { Field, Float, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
+import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 import { StreamSigningKey } from "./seller.type.js";
 
 const S = () => String;
 const N = { nullable: true } as const;
+const D = () => DateTimeScalar;
+
+/** A listing's state; internal values are the stored spellings (REST: lowercase). */
+export enum StreamListingStatus {
+  ACTIVE = "active",
+  INACTIVE = "inactive",
+}
+registerEnumType(StreamListingStatus, {
+  name: "StreamListingStatus",
+  description: "ACTIVE (on sale, in the catalogue) <-> INACTIVE (deactivated by its seller) (REST: lowercase).",
+});
 
 @ObjectType()
 @InputType("StreamPriceInput")
@@ -36,12 +48,12 @@ export class StreamListing {
   @Field(S, { description: "The scheme of the chunks' storage references (local, s3, ...)." }) storageProvider!: string;
   @Field(() => StreamPrice) price!: StreamPrice;
   @Field(() => String, N) pricePerChunk!: string | null;
-  @Field(() => String, { nullable: true, description: "The earliest start of its chunks' times (ISO 8601)." }) timeStart!: string | null;
-  @Field(() => String, { nullable: true, description: "The latest end of its chunks' times (ISO 8601)." }) timeEnd!: string | null;
-  @Field(S, { description: "active | inactive." }) status!: string;
+  @Field(D, { nullable: true, description: "The earliest start of its chunks' times." }) timeStart!: string | null;
+  @Field(D, { nullable: true, description: "The latest end of its chunks' times." }) timeEnd!: string | null;
+  @Field(() => StreamListingStatus) status!: StreamListingStatus;
   @Field(() => String, { nullable: true, description: "The data.stream catalogue service advertising it." }) serviceId!: string | null;
-  @Field(S) createdAt!: string;
-  @Field(S) updatedAt!: string;
+  @Field(D) createdAt!: string;
+  @Field(D) updatedAt!: string;
 }
 
 @ObjectType()
@@ -55,9 +67,9 @@ export class StreamListingChunk {
   @Field(S) chunkId!: string;
   @Field(() => Int) index!: number;
   @Field(() => Float) encryptedSize!: number;
-  @Field(S, { description: "When the chunk was registered: a chunk signed by a since-revoked key is valid only if registered before the revocation." })
+  @Field(D, { description: "When the chunk was registered: a chunk signed by a since-revoked key is valid only if registered before the revocation." })
   registeredAt!: string;
-  @Field(() => JSONObjectScalar, { description: "The signed manifest (wrapped keys only)." }) manifest!: Record<string, unknown>;
+  @Field(() => JSONObjectScalar, { description: "The signed manifest (wrapped keys only), kept as JSON so its members and signature stay exactly as signed." }) manifest!: Record<string, unknown>;
 }
 
 @ObjectType({ description: "A listing's manifests in order and the machine's signing keys, to check before buying." })

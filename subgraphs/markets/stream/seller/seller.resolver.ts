@@ -12,6 +12,9 @@ import {
 
 const Str = () => String;
 const opt = { nullable: true } as const;
+/** Envelopes stay JSON: signed documents (typing would reorder or drop members), validated by the service after the agent's credential. */
+const ENVELOPE = "A signed event envelope (docs/stream-marketplace.md), JSON so it stays exactly as signed, its payload free-form by design; "
+  + "the service validates it after the agent's credential, with the same error codes on REST and GraphQL.";
 
 @Resolver()
 export class StreamSellerResolver {
@@ -85,7 +88,7 @@ export class StreamSellerResolver {
     @Arg("agentId", Str, opt) agentId: string | null,
     @Arg("agentToken", Str, opt) agentToken: string | null,
     @Arg("machineId", Str, opt) machineId: string | null,
-    @Arg("envelope", () => JSONObjectScalar) envelope: Record<string, unknown>,
+    @Arg("envelope", () => JSONObjectScalar, { description: ENVELOPE }) envelope: Record<string, unknown>,
   ) {
     return this.deps.streamEvents.record({ agentId, agentToken, machineId }, envelope);
   }
@@ -95,7 +98,7 @@ export class StreamSellerResolver {
     @Arg("agentId", Str, opt) agentId: string | null,
     @Arg("agentToken", Str, opt) agentToken: string | null,
     @Arg("machineId", Str, opt) machineId: string | null,
-    @Arg("items", () => [JSONObjectScalar]) items: Record<string, unknown>[],
+    @Arg("items", () => [JSONObjectScalar], { description: `1..the batch limit of envelopes, all or nothing. ${ENVELOPE}` }) items: Record<string, unknown>[],
   ) {
     return this.deps.streamEvents.recordBatch({ agentId, agentToken, machineId }, items);
   }
@@ -117,7 +120,10 @@ export class StreamSellerResolver {
     @Arg("machineId", Str) machineId: string,
     @Arg("agentId", Str, opt) agentId: string | null,
     @Arg("agentToken", Str, opt) agentToken: string | null,
-    @Arg("access", () => JSONObjectScalar) access: Record<string, unknown>,
+    @Arg("access", () => JSONObjectScalar, {
+      description: "A signed peaq.stream.buyer-access.v1 document, JSON so it stays exactly as signed; the service validates it after the agent's credential, as on REST.",
+    })
+    access: Record<string, unknown>,
   ) {
     return this.deps.streamBuyerAccess.upload(machineId, { agentId, agentToken }, access);
   }

@@ -1,10 +1,35 @@
 /** GraphQL types of the stream seller side: signing keys, policies, ingest receipts, chunks, buyer access. */
-import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
+import { Field, Float, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
+import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 
 const S = () => String;
 const N = { nullable: true } as const;
 const J = () => JSONObjectScalar;
+const D = () => DateTimeScalar;
+
+/** A signing key's state; internal values are the stored spellings (REST: lowercase). */
+export enum StreamSigningKeyStatus {
+  ACTIVE = "active",
+  REVOKED = "revoked",
+}
+registerEnumType(StreamSigningKeyStatus, {
+  name: "StreamSigningKeyStatus",
+  description: "ACTIVE -> REVOKED: a revoked key vouches only for chunks registered before its revokedAt (REST: lowercase).",
+});
+
+/** A capture policy's state; internal values are the stored spellings (REST: lowercase). */
+export enum StreamPolicyStatus {
+  ACTIVE = "active",
+  PAUSED = "paused",
+  ARCHIVED = "archived",
+}
+registerEnumType(StreamPolicyStatus, { name: "StreamPolicyStatus", description: "A capture policy's state (REST: lowercase)." });
+
+/** Free-form JSON kept as the agent wrote it. */
+const FREE = "Free-form JSON by design, stored and answered as written.";
+/** Signed documents stay JSON: typing them would reorder or drop members and break the signature they carry. */
+const SIGNED = "A signed document, kept as JSON so its members and signature stay exactly as signed.";
 
 @ObjectType({ description: "An Ed25519 key a machine's stream agent registered (manifests and envelopes verify against it)." })
 export class StreamSigningKey {
@@ -14,9 +39,9 @@ export class StreamSigningKey {
   @Field(S) keyId!: string;
   @Field(S, { description: "ed25519." }) algorithm!: string;
   @Field(S, { description: "32-byte public key, lowercase hex." }) publicKeyHex!: string;
-  @Field(S, { description: "active | revoked." }) status!: string;
-  @Field(() => String, N) revokedAt!: string | null;
-  @Field(S) createdAt!: string;
+  @Field(() => StreamSigningKeyStatus) status!: StreamSigningKeyStatus;
+  @Field(D, N) revokedAt!: string | null;
+  @Field(D) createdAt!: string;
 }
 
 @ObjectType()
@@ -28,11 +53,21 @@ export class StreamSigningKeyResult {
 @InputType()
 export class StreamPolicyInput {
   @Field(() => String, N) name?: string | null;
-  @Field(() => String, { nullable: true, description: "active | paused | archived." }) status?: string | null;
-  @Field(() => [JSONObjectScalar], N) topicRules?: Record<string, unknown>[] | null;
-  @Field(() => JSONObjectScalar, N) buffer?: Record<string, unknown> | null;
-  @Field(() => JSONObjectScalar, N) payload?: Record<string, unknown> | null;
-  @Field(() => [JSONObjectScalar], N) destinations?: Record<string, unknown>[] | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "active | paused | archived (default active). A string, not StreamPolicyStatus: the service checks it after the agent's "
+      + "credential, so a bad value is VALIDATION_ERROR only for the machine's own agent, on REST and GraphQL alike.",
+  })
+  status?: string | null;
+  @Field(() => [JSONObjectScalar], {
+    nullable: true,
+    description: "Topic rules { topic, messageType, qosPreset, depth?, fieldRules? } (docs/stream-marketplace.md). JSON because the service "
+      + "validates them after the agent's credential (VALIDATION_ERROR, as on REST).",
+  })
+  topicRules?: Record<string, unknown>[] | null;
+  @Field(() => JSONObjectScalar, { nullable: true, description: FREE }) buffer?: Record<string, unknown> | null;
+  @Field(() => JSONObjectScalar, { nullable: true, description: FREE }) payload?: Record<string, unknown> | null;
+  @Field(() => [JSONObjectScalar], { nullable: true, description: FREE }) destinations?: Record<string, unknown>[] | null;
 }
 
 @ObjectType({ description: "A stream capture policy; every update bumps version." })
@@ -40,14 +75,14 @@ export class StreamPolicy {
   @Field(S) id!: string;
   @Field(S) machineId!: string;
   @Field(S) name!: string;
-  @Field(S) status!: string;
+  @Field(() => StreamPolicyStatus) status!: StreamPolicyStatus;
   @Field(() => Int) version!: number;
-  @Field(() => [JSONObjectScalar]) topicRules!: unknown[];
-  @Field(J) buffer!: Record<string, unknown>;
-  @Field(J) payload!: Record<string, unknown>;
-  @Field(() => [JSONObjectScalar]) destinations!: unknown[];
-  @Field(S) createdAt!: string;
-  @Field(S) updatedAt!: string;
+  @Field(() => [JSONObjectScalar], { description: "Topic rules as written (checked on write)." }) topicRules!: unknown[];
+  @Field(J, { description: FREE }) buffer!: Record<string, unknown>;
+  @Field(J, { description: FREE }) payload!: Record<string, unknown>;
+  @Field(() => [JSONObjectScalar], { description: FREE }) destinations!: unknown[];
+  @Field(D) createdAt!: string;
+  @Field(D) updatedAt!: string;
 }
 
 @ObjectType()
@@ -62,14 +97,14 @@ export class StreamHeartbeat {
   @Field(S) agentId!: string;
   @Field(() => String, N) policyId!: string | null;
   @Field(() => Int, N) policyVersion!: number | null;
-  @Field(S) receivedAt!: string;
+  @Field(D) receivedAt!: string;
 }
 
 @ObjectType()
 export class StreamChainReceipt {
   @Field(S) txHash!: string;
   @Field(S) dataHash!: string;
-  @Field(S) recordedAt!: string;
+  @Field(D) recordedAt!: string;
 }
 
 @ObjectType({ description: "The receipt of an event envelope." })
@@ -82,7 +117,7 @@ export class StreamEventReceipt {
   @Field(S) payloadHash!: string;
   @Field(() => String, N) policyId!: string | null;
   @Field(() => Int, N) policyVersion!: number | null;
-  @Field(S) receivedAt!: string;
+  @Field(D) receivedAt!: string;
   @Field(() => StreamChainReceipt, N) chainReceipt!: StreamChainReceipt | null;
 }
 
@@ -105,10 +140,11 @@ export class StreamChunk {
   @Field(() => Float) encryptedSize!: number;
   @Field(() => String, N) storageRef!: string | null;
   @Field(() => Boolean) stored!: boolean;
-  @Field(() => String, N) storedVerifiedAt!: string | null;
-  @Field(J) manifest!: Record<string, unknown>;
-  @Field(() => JSONObjectScalar, N) metadata!: Record<string, unknown> | null;
-  @Field(S) createdAt!: string;
+  @Field(D, N) storedVerifiedAt!: string | null;
+  @Field(J, { description: `The chunk manifest. ${SIGNED}` }) manifest!: Record<string, unknown>;
+  @Field(() => JSONObjectScalar, { nullable: true, description: `The agent's metadata (timeStart / timeEnd are read from it). ${FREE}` })
+  metadata!: Record<string, unknown> | null;
+  @Field(D) createdAt!: string;
 }
 
 @ObjectType()
@@ -144,8 +180,8 @@ export class StreamBuyerAccess {
   @Field(S) publicKeyHex!: string;
   @Field(() => String, N) orderId!: string | null;
   @Field(() => String, N) purchaseId!: string | null;
-  @Field(J) access!: Record<string, unknown>;
-  @Field(S) createdAt!: string;
+  @Field(J, { description: `The peaq.stream.buyer-access.v1 document. ${SIGNED}` }) access!: Record<string, unknown>;
+  @Field(D) createdAt!: string;
 }
 
 @ObjectType()
