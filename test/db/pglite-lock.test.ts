@@ -41,6 +41,9 @@ interface Contender {
   said(word: string): Promise<void>;
 }
 
+/** Every process started, so a failed assertion cannot leave a holder running after the file. */
+const started: ChildProcess[] = [];
+
 function contender(dir: string): Contender {
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CONTENDER, dir], {
     cwd: root,
@@ -59,6 +62,7 @@ function contender(dir: string): Contender {
         check();
       }),
   };
+  started.push(child);
   child.stdout!.on("data", (chunk: Buffer) => (handle.output += chunk.toString()));
   child.stdin!.on("error", () => {}); // a contender that lost has exited already
   return handle;
@@ -71,7 +75,11 @@ let base: string;
 beforeAll(async () => {
   base = await mkdtemp(path.join(tmpdir(), "pglite-lock-"));
 });
-afterAll(() => rm(base, { recursive: true, force: true }));
+afterAll(async () => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  await Promise.all(started.map(exited));
+  await rm(base, { recursive: true, force: true });
+});
 
 describe("PGlite data-directory lock", () => {
   it(`of ${STARTERS} processes released together, exactly one holds the lock (${TRIALS} trials)`, async () => {
