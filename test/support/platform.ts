@@ -11,6 +11,7 @@ import type { DemoFixture, DemoMachine } from "../../subgraphs/shared/chain/demo
 import { consoleLogger, startPlatform, type RunningPlatform, type StartOptions } from "../../gateway/platform.js";
 import { rateLimitClock, type ManualClock } from "./clock.js";
 import { GENEROUS_LIMITS } from "./config.js";
+import { chainTemplateApplies, copyChainTemplate } from "./chain-template.js";
 import { createPostgresDatabase, usesPostgres } from "./db.js";
 
 export { eventually, waitUntil } from "./wait.js";
@@ -60,6 +61,8 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     DB_CONNECT_TIMEOUT_MS: String(TEST_TRANSACTION_DEADLINE_MS),
     ...env,
   });
+  // A deployed, seeded chain copied in instead of deploying and seeding again (chain-template.ts).
+  if (chainTemplateApplies(config, !env.DATA_DIR)) await copyChainTemplate(config, dataDir);
   // No wall-clock window boundary may fall inside a test's sequence of requests: the windows stand still.
   const frozenWindows = options.rateLimitClock ? undefined : rateLimitClock(config.rateLimits.windowMs);
   const platform = await startPlatform({ kind: "all" }, config, consoleLogger(config.logLevel), {
