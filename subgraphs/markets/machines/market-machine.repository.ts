@@ -29,6 +29,18 @@ export function toMarketMachine(row: MarketMachineRow): MarketMachine {
   };
 }
 
+/** Every column of market_machine under its Prisma field name (the model's @map names in prisma/schema.prisma). */
+const LIST_COLUMNS = `id, display_name AS "displayName", status, owner_id AS "ownerId", identity_ref AS "identityRef",
+  on_chain_machine_id AS "onChainMachineId", identity_proof AS "identityProof", identity_verified AS "identityVerified",
+  machine_type AS "machineType", runtime_profile AS "runtimeProfile", capabilities, policy_ids AS "policyIds",
+  skill_keys AS "skillKeys", labels, created_at AS "createdAt", updated_at AS "updatedAt"`;
+/** `identityProof: { not: Prisma.DbNull }`, ordered by the (created_at, id) index. */
+const LIST_FIRST = `SELECT ${LIST_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
+  ORDER BY created_at, id LIMIT $1::int`;
+const LIST_AFTER = `SELECT ${LIST_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
+  AND (created_at > $1::timestamptz OR (created_at = $1::timestamptz AND id > $2::text))
+  ORDER BY created_at, id LIMIT $3::int`;
+
 export class MarketMachineRepository {
   constructor(private readonly store: MarketsStore) {}
 
@@ -40,16 +52,19 @@ export class MarketMachineRepository {
     return this.store.read((prisma) => prisma.marketMachine.findUnique({ where: { onChainMachineId } }));
   }
 
-  /** Records with a stored identity proof, oldest first (keyset on createdAt, id). */
+  /**
+   * Records with a stored identity proof, oldest first (keyset on createdAt, id). The public list is the markets
+   * stack's hot read, so it is one fixed parameterised statement on the pool (a prepared statement per connection on
+   * PostgreSQL) instead of Prisma's query pipeline; the rows have Prisma's shape (LIST_COLUMNS).
+   */
   async listWithProof(page: PageRequest): Promise<{ items: MarketMachineRow[]; nextCursor: string | null }> {
-    const where: Prisma.MarketMachineWhereInput = { identityProof: { not: Prisma.DbNull } };
-    const keyset = createdAtKeyset(page);
-    const rows = await this.store.read((prisma) =>
-      prisma.marketMachine.findMany({
-        where: { ...where, ...keyset.where },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-      }),
+    // The keyset checks the cursor's instant (VALIDATION_ERROR when it does not parse); the statement gets it as
+    // JavaScript read it, so both sides compare the same instant.
+    const after = createdAtKeyset(page).where.OR && page.after;
+    const rows = await this.store.statement((sql) =>
+      after
+        ? sql<MarketMachineRow>(LIST_AFTER, [new Date(after[0]!).toISOString(), after[1], page.limit + 1])
+        : sql<MarketMachineRow>(LIST_FIRST, [page.limit + 1]),
     );
     return createdAtPage(rows, page);
   }
