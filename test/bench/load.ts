@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
-import { freePort, roleAllEnv, startRole, type RoleProcess } from "../support/processes.js";
+import { freePort, projectRoot, roleAllEnv, startCommand, startRole, type RoleProcess } from "../support/processes.js";
 import { START_TIMEOUT_MS } from "./read-path.js";
 import { latencySample, type BenchOptions, type Sample } from "./stats.js";
 
@@ -36,9 +36,12 @@ export interface MarketsPlatform {
  * Starts role `all` on free ports with the markets per-IP limit out of the way (the demo provider on its own port
  * when `demoProvider`, else off), then binds demo machine 1 through the identity challenge.
  */
-export async function startMarketsPlatform(dataDir: string, env: Record<string, string>, demoProvider: boolean): Promise<MarketsPlatform> {
+export async function startMarketsPlatform(dataDir: string, env: Record<string, string>, demoProvider: boolean, nodeFlags: string[] = []): Promise<MarketsPlatform> {
   const ports = await Promise.all(Array.from({ length: demoProvider ? 7 : 6 }, freePort));
-  const child = await startRole(["all"], { ...roleAllEnv(dataDir, ports), RATE_LIMIT_MARKETS_PER_IP: "1000000000", ...env }, START_TIMEOUT_MS);
+  const env_ = { ...roleAllEnv(dataDir, ports), RATE_LIMIT_MARKETS_PER_IP: "1000000000", ...env };
+  const child = nodeFlags.length
+    ? await startCommand(process.execPath, [...nodeFlags, "--import", "tsx", path.join(projectRoot, "gateway", "main.ts"), "all"], env_, START_TIMEOUT_MS)
+    : await startRole(["all"], env_, START_TIMEOUT_MS);
   const markets = ports[1];
   const api = `http://127.0.0.1:${markets}/api/v1`;
   const { demo, machineId, asMachine } = await bindDemoMachine(api, dataDir);

@@ -67,8 +67,8 @@ export async function benchJwt(options: BenchOptions): Promise<void> {
  * Role `all` with the demo provider, demo machine 1 bound with its provider endpoint, and PAIRINGS agents paired (or
  * the agents `keys` names, e.g. funded demo agents that pay their own orders).
  */
-export async function preparePlatform(dataDir: string, env: Record<string, string>, keys: (demo: any) => string[] = () => []) {
-  const { child, api, demo, machineId, asMachine } = await startMarketsPlatform(dataDir, env, true);
+export async function preparePlatform(dataDir: string, env: Record<string, string>, keys: (demo: any) => string[] = () => [], nodeFlags: string[] = []) {
+  const { child, api, demo, machineId, asMachine } = await startMarketsPlatform(dataDir, env, true, nodeFlags);
   const p = demo.markets.provider;
   await call(`${api}/machines/${machineId}/runtime-endpoints/${p.providerKey}`, "PUT", { endpointBaseUrl: p.url, authType: p.authType, authToken: p.authToken }, asMachine);
   const tokens: string[] = [];

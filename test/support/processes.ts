@@ -9,6 +9,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export async function freePort(): Promise<number> {

@@ -5,6 +5,7 @@
 import type { MarketOrder as OrderRow, MarketPayment as PaymentRow, Prisma } from "../../shared/db/generated/client.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
+import { lockRowById } from "../common/row-lock.repository.js";
 import { withinDailySpend } from "../common/spend.repository.js";
 import { FINISHED_ORDER_STATUSES, orderSourcesOf, paymentSourcesOf, type OrderStatus, type PaymentStatus } from "./order.states.js";
 
@@ -15,8 +16,7 @@ export const ORDER_ID = /^ord_[a-z2-7]{16}$/;
 /** The order, locked until the transaction ends (FOR UPDATE): concurrent writes on one order run one after another. */
 export async function lockOrder(tx: MarketsTx, orderId: string): Promise<OrderRow> {
   if (!ORDER_ID.test(orderId)) throw MarketsErrors.notFound();
-  await tx.$executeRaw`SELECT 1 FROM market_order WHERE id = ${orderId} FOR UPDATE`;
-  const order = await tx.marketOrder.findUnique({ where: { id: orderId } });
+  const order = await lockRowById<OrderRow>(tx, "market_order", orderId);
   if (!order) throw MarketsErrors.notFound();
   return order;
 }
