@@ -36,6 +36,7 @@ describe("purchase flow: rails, capabilities, create, read", () => {
     expect(items[1]).toMatchObject({ x402Version: 1, scheme: "exact", network: "peaq", asset: payments.stablecoin.address, payTo: payments.payee.address });
     const gql = await graphql(p.graphql, `{ paymentRails { ... on TransferPaymentRail { type chains { chain chainId token { address decimals symbol } payTo confirmations } token { address decimals symbol } payTo proof }
       ... on X402PaymentRail { type x402Version scheme network asset payTo extra { name version } } } }`);
+    expect(gql.body.errors).toBeUndefined();
     expect(gql.body.data.paymentRails).toEqual(items);
   });
 

@@ -49,3 +49,18 @@ const failed: StreamPurchase = { ...created, status: "failed", delivery: { failu
 /** Sample `data` for an operation whose root field answers a purchase view (`withDue`: with its `paymentDueAt`). */
 export const purchaseResults = (field: string, withDue = false) =>
   [paid, created, failed].map((row) => ({ [field]: withDue ? { ...purchaseView(row), paymentDueAt: at.toISOString() } : purchaseView(row) }));
+
+/**
+ * Sample `data` of paymentRails: the operation answers the `PaymentRail` union, whose members the selection's sample
+ * data cannot tell apart, so the documented items are one rail of each type as the rails service builds them.
+ */
+const token = { address: `0x${"22".repeat(20)}`, decimals: 6, symbol: "USD" };
+const payTo = `0x${"33".repeat(20)}`;
+export const paymentRailResults = [
+  {
+    paymentRails: [
+      { type: "transfer", chains: [{ chain: "peaq", chainId: "3338", token, payTo, confirmations: 1 }], token, payTo, proof: "transactionHash" },
+      { type: "x402", x402Version: 1, scheme: "exact", network: "peaq", asset: token.address, payTo, extra: { name: "USD Coin", version: "2" } },
+    ],
+  },
+];

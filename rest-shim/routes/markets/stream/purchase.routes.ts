@@ -12,7 +12,7 @@ import { RouteInputError } from "../../../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../../../route-definition.js";
 import { bodyObject, enumLower, itemOf, marketsRoute, op, withJsonBodyLimit } from "../http.js";
 import { PREPARE_ACCESS_BODY_LIMIT } from "./order.routes.js";
-import { purchaseResults } from "./purchase.docs.js";
+import { paymentRailResults, purchaseResults } from "./purchase.docs.js";
 import { pairingTokenOf } from "../orders/order.routes.js";
 
 const J = "JSONObject";
@@ -118,7 +118,7 @@ const NONE = { kind: "none" } as const;
 const MACHINE_SAMPLE = { capabilities: [{ transportId: "tcp", version: "1", params: { addresses: ["127.0.0.1:4001"] } }] };
 
 export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
-  marketsRoute({ caller: { kind: "public", reason: "a read" }, method: "GET", path: "/payment-rails", operation: OPS.paymentRails, machineRule: NONE, variables: () => ({}), respond: itemsOf("paymentRails") }),
+  marketsRoute({ caller: { kind: "public", reason: "a read" }, method: "GET", path: "/payment-rails", operation: OPS.paymentRails, machineRule: NONE, variables: () => ({}), respond: itemsOf("paymentRails"), documentedResults: paymentRailResults }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/delivery-transports",
