@@ -83,7 +83,8 @@ describe("payments on two chains", () => {
   it("GET /payment-rails and the transfer intent offer both chains, each with its stablecoin and payee", async () => {
     const { items } = expectOk(await api(p, "GET", "/payment-rails"));
     const transfer = items.find((r: any) => r.type === "transfer");
-    expect((await graphql(p.graphql, "{ paymentRails }")).body.data.paymentRails).toEqual(items);
+    expect((await graphql(p.graphql, `{ paymentRails { ... on TransferPaymentRail { type chains { chain chainId token { address decimals symbol } payTo confirmations } token { address decimals symbol } payTo proof }
+      ... on X402PaymentRail { type x402Version scheme network asset payTo extra { name version } } } }`)).body.data.paymentRails).toEqual(items);
     const home = { chain: "peaq", chainId: String(p.demo.chainId), payTo: chainA.payments.payee.address };
     expect(transfer.chains).toEqual([
       { ...home, token: { address: chainA.payments.stablecoin.address, decimals: 6, symbol: "USD" }, confirmations: 1 },
@@ -128,9 +129,9 @@ describe("payments on two chains", () => {
     // The chain-A transfer still pays another purchase on chain A (GraphQL, naming the chain by ID).
     const second = await pending();
     expectOk(await intent(second.id, { rail: "transfer" }));
-    const mutation = `mutation ($t: String, $id: String!, $input: JSONObject) { submitPurchasePaymentProof(pairingToken: $t, purchaseId: $id, input: $input) }`;
+    const mutation = `mutation ($t: String, $id: String!, $input: JSONObject) { submitPurchasePaymentProof(pairingToken: $t, purchaseId: $id, input: $input) { status payment } }`;
     const answer = await graphql(p.graphql, mutation, { t: m.buyer.token, id: second.id, input: { rail: "transfer", chain: String(p.demo.chainId), transactionHash: onA } });
-    expect(answer.body.data.submitPurchasePaymentProof).toMatchObject({ status: "paid", payment: { chainId: String(p.demo.chainId), transactionHash: onA.toLowerCase() } });
+    expect(answer.body.data.submitPurchasePaymentProof).toMatchObject({ status: "PAID", payment: { chainId: String(p.demo.chainId), transactionHash: onA.toLowerCase() } });
     expect((await spentRows(onA)).map((r: any) => [r.chainId, r.paidId])).toEqual([[String(p.demo.chainId), second.id]]);
   });
 

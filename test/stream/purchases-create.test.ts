@@ -34,7 +34,9 @@ describe("purchase flow: rails, capabilities, create, read", () => {
     expect(items.map((r: any) => r.type)).toEqual(["transfer", "x402"]);
     expect(items[0]).toMatchObject({ chains: [{ chain: "peaq", chainId: String(p.demo.chainId) }], token: { address: payments.stablecoin.address, decimals: 6 }, payTo: payments.payee.address });
     expect(items[1]).toMatchObject({ x402Version: 1, scheme: "exact", network: "peaq", asset: payments.stablecoin.address, payTo: payments.payee.address });
-    const gql = await graphql(p.graphql, "{ paymentRails deliveryTransports }");
+    const gql = await graphql(p.graphql, `{ paymentRails { ... on TransferPaymentRail { type chains { chain chainId token { address decimals symbol } payTo confirmations } token { address decimals symbol } payTo proof }
+      ... on X402PaymentRail { type x402Version scheme network asset payTo extra { name version } } } }`);
+    expect(gql.body.errors).toBeUndefined();
     expect(gql.body.data.paymentRails).toEqual(items);
   });
 
@@ -138,15 +140,19 @@ describe("purchase flow: rails, capabilities, create, read", () => {
   });
 
   it("GET /purchases/:id: the buyer and the seller's agent; another pairing NOT_FOUND; no credentials AGENT_AUTH_REQUIRED", async () => {
-    const item = expectOk(await create(purchaseBody(m)), 201).item;
+    const created = expectOk(await create(purchaseBody(m)), 201).item;
+    expect(created).not.toHaveProperty("paymentDueAt");
+    // GET adds the payment deadline: createdAt + STREAM_PURCHASE_PAYMENT_TTL_SECONDS (default 3600), as the last member.
+    const item = { ...created, paymentDueAt: new Date(Date.parse(created.createdAt) + 3600_000).toISOString() };
     expect(expectOk(await buyerCall(p, m, "GET", `/purchases/${item.id}`)).item).toEqual(item);
+    expect(Object.keys(expectOk(await buyerCall(p, m, "GET", `/purchases/${item.id}`)).item).at(-1)).toBe("paymentDueAt");
     expect(expectOk(await api(p, "GET", `/purchases/${item.id}`, undefined, sellerHeaders(m.seller))).item).toEqual(item);
     const other = await pairAgent(p, m.buyer.machineId, new Wallet(p.demo.payments!.agents[1].privateKey));
     expectMarketsError(await api(p, "GET", `/purchases/${item.id}`, undefined, agentHeaders(other.pairingToken)), 404, "NOT_FOUND");
     expectMarketsError(await api(p, "GET", `/purchases/${item.id}`), 401, "AGENT_AUTH_REQUIRED");
     expectMarketsError(await buyerCall(p, m, "GET", "/purchases/spur_aaaaaaaaaaaaaaaa"), 404, "NOT_FOUND");
-    const gql = await graphql(p.graphql, `query ($id: String!, $t: String) { purchase(purchaseId: $id, pairingToken: $t) }`, { id: item.id, t: m.buyer.token });
-    expect(gql.body.data.purchase).toEqual(item);
+    const gql = await graphql(p.graphql, `query ($id: String!, $t: String) { purchase(purchaseId: $id, pairingToken: $t) { id status createdAt paymentDueAt } }`, { id: item.id, t: m.buyer.token });
+    expect(gql.body.data.purchase).toEqual({ id: item.id, status: item.status.toUpperCase(), createdAt: item.createdAt, paymentDueAt: item.paymentDueAt });
   });
 
   it("purchase.cancelled by the buyer before payment; then every later step is PURCHASE_STATE_INVALID, state unchanged", async () => {

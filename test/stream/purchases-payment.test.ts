@@ -124,10 +124,10 @@ describe("purchase flow: payment intent and proof on chain", () => {
     expect(await purchaseState(p, purchase.id)).toEqual(before);
     const balance = async (a: string) => (await chain.stablecoin.balanceOf(a)) as bigint;
     const payeeBefore = await balance(chain.payments.payee.address);
-    const mutation = `mutation ($t: String, $id: String!, $input: JSONObject) { submitPurchasePaymentProof(pairingToken: $t, purchaseId: $id, input: $input) }`;
+    const mutation = `mutation ($t: String, $id: String!, $input: JSONObject) { submitPurchasePaymentProof(pairingToken: $t, purchaseId: $id, input: $input) { status payment } }`;
     const answer = await graphql(p.graphql, mutation, { t: m.buyer.token, id: purchase.id, input: { rail: "x402", paymentSignature: await signed(m.buyer.wallet) } });
     const paid = answer.body.data.submitPurchasePaymentProof;
-    expect(paid).toMatchObject({ status: "paid", payment: { rail: "x402", payer: m.buyer.wallet.address } });
+    expect(paid).toMatchObject({ status: "PAID", payment: { rail: "x402", payer: m.buyer.wallet.address } });
     expect(paid.payment.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await balance(chain.payments.payee.address)).toBe(payeeBefore + AMOUNT);
     expect(await prismaOf(p).streamDeliverySession.count({ where: { purchaseId: purchase.id, status: "requested" } })).toBe(1);

@@ -75,7 +75,7 @@ describe("purchases within the buyer pairing's delegation policy", () => {
       const { pairingToken } = await pair(policy);
       const before = await state();
       expectMarketsError(await buy(pairingToken), 403, code);
-      const gql = await graphql(p.graphql, "mutation($t: String, $i: JSONObject!) { createPurchase(pairingToken: $t, input: $i) }", { t: pairingToken, i: body() });
+      const gql = await graphql(p.graphql, "mutation($t: String, $i: JSONObject!) { createPurchase(pairingToken: $t, input: $i) { id } }", { t: pairingToken, i: body() });
       expect(gql.body.errors?.[0]?.extensions?.code, JSON.stringify(policy)).toBe(code);
       expect(await state()).toEqual(before);
     }

@@ -300,6 +300,17 @@ export type DelegationPolicyView = {
   perTransactionLimit?: Maybe<Scalars['Float']['output']>;
 };
 
+/** A delivery transport the platform negotiates between seller and buyer. */
+export type DeliveryTransport = {
+  __typename?: 'DeliveryTransport';
+  addressFormat: Scalars['String']['output'];
+  encodings: Array<Scalars['String']['output']>;
+  features: Array<Scalars['String']['output']>;
+  mode: Scalars['String']['output'];
+  protocols: Array<Scalars['String']['output']>;
+  transportId: Scalars['String']['output'];
+};
+
 /** POST /machines/{machineId}/agents/enrollment. */
 export type EnrollMachineAgentInput = {
   /** 1..32 provider keys the agent may report (lowercased). */
@@ -1238,11 +1249,11 @@ export type Mutation = {
   /** POST /market/orders/:orderId/payment-intent (idempotent) */
   createPaymentIntent: PaymentIntentResult;
   /** POST /purchases (createPurchase) */
-  createPurchase: Scalars['JSONObject']['output'];
+  createPurchase: Purchase;
   /** POST /purchases/:purchaseId/events (createPurchaseEvent) */
   createPurchaseEvent: Scalars['JSONObject']['output'];
   /** POST /purchases/:purchaseId/payment-intent (createPurchasePaymentIntent) */
-  createPurchasePaymentIntent: Scalars['JSONObject']['output'];
+  createPurchasePaymentIntent: Purchase;
   /** POST /machines/{machineId}/stream/listings. */
   createStreamListing: StreamListing;
   /** POST /stream/orders */
@@ -1334,7 +1345,7 @@ export type Mutation = {
   /** POST /market/orders/:orderId/payment-proof: wallet { mode: rpc | recorded, txHash, from?, chainId? } or x402 { paymentPayload | paymentSignature } */
   submitPaymentProof: PaymentIntentResult;
   /** POST /purchases/:purchaseId/payment-proof (submitPurchasePaymentProof) */
-  submitPurchasePaymentProof: Scalars['JSONObject']['output'];
+  submitPurchasePaymentProof: Purchase;
   /** PATCH /machines/:machineId/agent-pairings/:pairingId */
   updateAgentPairing: AgentPairing;
   /** PATCH /machines/:machineId/graph/edges/:edgeId */
@@ -1957,6 +1968,27 @@ export type PaymentIntentResult = {
   payment: MarketPayment;
 };
 
+/** A payment rail a purchase may use, by its `type`. */
+export type PaymentRail = TransferPaymentRail | X402PaymentRail;
+
+/** A chain a transfer may pay on. */
+export type PaymentRailChain = {
+  __typename?: 'PaymentRailChain';
+  chain: Scalars['String']['output'];
+  chainId: Scalars['String']['output'];
+  confirmations: Scalars['Int']['output'];
+  payTo: Scalars['String']['output'];
+  token: PaymentRailToken;
+};
+
+/** A token of a payment rail. */
+export type PaymentRailToken = {
+  __typename?: 'PaymentRailToken';
+  address: Scalars['String']['output'];
+  decimals: Scalars['Int']['output'];
+  symbol: Scalars['String']['output'];
+};
+
 /** prepare-access: the order, the stored access entries and the delivery session. */
 export type PreparedStreamAccess = {
   __typename?: 'PreparedStreamAccess';
@@ -1987,6 +2019,90 @@ export type ProfileEvent = {
   value: Scalars['String']['output'];
 };
 
+/** A stream purchase (purchase flow, public notes 3.4). */
+export type Purchase = {
+  __typename?: 'Purchase';
+  buyer: PurchaseBuyer;
+  completedAt?: Maybe<Scalars['DateTime']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  /** The negotiated p2p delivery (mode, transportId, version, protocols, encoding, features, peer); JSONObject because its members follow the transport (peer.peerId only for libp2p). */
+  delivery?: Maybe<Scalars['JSONObject']['output']>;
+  failure?: Maybe<PurchaseFailure>;
+  id: Scalars['String']['output'];
+  machineId: Scalars['String']['output'];
+  paidAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The checked payment; JSONObject because its members are the rail's proof (transfer receipt or x402 settlement). */
+  payment?: Maybe<Scalars['JSONObject']['output']>;
+  /** The payment deadline: createdAt plus STREAM_PURCHASE_PAYMENT_TTL_SECONDS. A purchase still PAYMENT_PENDING at this moment expires. */
+  paymentDueAt: Scalars['DateTime']['output'];
+  /** The payment intent; JSONObject because its members are the rail's (transfer or x402 requirements). */
+  paymentIntent?: Maybe<Scalars['JSONObject']['output']>;
+  price: PurchasePrice;
+  /** The rail of the payment intent: transfer or x402. */
+  rail?: Maybe<Scalars['String']['output']>;
+  resource: PurchaseResource;
+  status: PurchaseStatus;
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** The buyer of a purchase. */
+export type PurchaseBuyer = {
+  __typename?: 'PurchaseBuyer';
+  /** The delivery capabilities the buyer declared, as sent (JSONObject: each transport has its own params). */
+  deliveryCapabilities: Array<Scalars['JSONObject']['output']>;
+  /** The pairing's agent DID (else its address). */
+  id: Scalars['String']['output'];
+  publicKey: PurchaseBuyerKey;
+};
+
+/** The buyer's public key: `type` is `x25519`, the key 64 lowercase hex characters. */
+export type PurchaseBuyerKey = {
+  __typename?: 'PurchaseBuyerKey';
+  publicKeyHex: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+/** Why a purchase failed: an error code and its message. */
+export type PurchaseFailure = {
+  __typename?: 'PurchaseFailure';
+  code: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+};
+
+/** A purchase's price: the listing's, or its pricePerChunk times the chosen chunks. */
+export type PurchasePrice = {
+  __typename?: 'PurchasePrice';
+  amount: Scalars['String']['output'];
+  currency: Scalars['String']['output'];
+};
+
+/** What a purchase buys: a stream listing (`type` is `stream.listing`) and its chunk selection. */
+export type PurchaseResource = {
+  __typename?: 'PurchaseResource';
+  listingId: Scalars['String']['output'];
+  selection: PurchaseSelection;
+  type: Scalars['String']['output'];
+};
+
+/** The chunks a purchase buys. */
+export type PurchaseSelection = {
+  __typename?: 'PurchaseSelection';
+  chunkIds: Array<Scalars['String']['output']>;
+};
+
+/** DELIVERY_RESERVING -> PAYMENT_PENDING | FAILED | CANCELLED; PAYMENT_PENDING -> PAID | CANCELLED | EXPIRED; PAID -> DELIVERING -> DELIVERED | FAILED; DELIVERED -> COMPLETED (REST: lowercase). */
+export enum PurchaseStatus {
+  Cancelled = 'CANCELLED',
+  Completed = 'COMPLETED',
+  Delivered = 'DELIVERED',
+  Delivering = 'DELIVERING',
+  DeliveryReserving = 'DELIVERY_RESERVING',
+  Expired = 'EXPIRED',
+  Failed = 'FAILED',
+  Paid = 'PAID',
+  PaymentPending = 'PAYMENT_PENDING'
+}
+
 export type Query = {
   __typename?: 'Query';
   /** GET /machines/:machineId/agent-pairings */
@@ -2000,7 +2116,7 @@ export type Query = {
   /** GET /audit-events?machineId=&kind=&actorType=&actorId=&since=&until= (newest first) */
   auditEvents: AuditEventPage;
   /** GET /delivery-transports */
-  deliveryTransports: Array<Scalars['JSONObject']['output']>;
+  deliveryTransports: Array<DeliveryTransport>;
   /** GET /health */
   health: HealthReport;
   /** A machine by its decimal ID, for reading across subgraphs: answers for every machine the machine registry or the identity registry knows, each field null where its subgraph has nothing; null when no subgraph knows the ID. */
@@ -2062,11 +2178,11 @@ export type Query = {
   /** GET /operator/{did}/machines: offset 0 or more, limit 1 to 20. */
   operatorMachines: OperatorMachines;
   /** GET /payment-rails: transfer (chains, token, payTo) and x402. */
-  paymentRails: Array<Scalars['JSONObject']['output']>;
+  paymentRails: Array<PaymentRail>;
   /** Operator: accepted evidence awaiting a chip attestation. */
   pendingChipEvidence: Array<ChipEvidenceRecord>;
   /** GET /purchases/:purchaseId: the buyer (pairing token) or the seller's agent */
-  purchase: Scalars['JSONObject']['output'];
+  purchase: Purchase;
   /** GET /ready */
   readiness: ReadinessReport;
   /** GET /machines/{machineId}/runtime-endpoints/{providerKey}. */
@@ -2959,6 +3075,16 @@ export type TopicStatus = {
   status: VerificationStatus;
 };
 
+/** The transfer rail: an ERC-20 transfer to payTo on one of the chains, proven by its transactionHash. */
+export type TransferPaymentRail = {
+  __typename?: 'TransferPaymentRail';
+  chains: Array<PaymentRailChain>;
+  payTo: Scalars['String']['output'];
+  proof: Scalars['String']['output'];
+  token: PaymentRailToken;
+  type: Scalars['String']['output'];
+};
+
 /** POST /2fa/confirm: two-factor is active. */
 export type TwoFactorConfirmation = {
   __typename?: 'TwoFactorConfirmation';
@@ -3013,6 +3139,25 @@ export type VerificationTopics = {
   chip: TopicStatus;
   /** Bound to the operator address. */
   kyb: TopicStatus;
+};
+
+/** The x402 rail (exact scheme) on the platform's home chain. */
+export type X402PaymentRail = {
+  __typename?: 'X402PaymentRail';
+  asset: Scalars['String']['output'];
+  extra: X402RailExtra;
+  network: Scalars['String']['output'];
+  payTo: Scalars['String']['output'];
+  scheme: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+  x402Version: Scalars['Int']['output'];
+};
+
+/** The x402 token's EIP-712 domain name and version. */
+export type X402RailExtra = {
+  __typename?: 'X402RailExtra';
+  name: Scalars['String']['output'];
+  version: Scalars['String']['output'];
 };
 
 export enum Join__Graph {

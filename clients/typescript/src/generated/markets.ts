@@ -2124,7 +2124,8 @@ export interface paths {
          * @description Runs the named GraphQL operation `PaymentRails` on the gateway:
          *
          *     ```graphql
-         *     query PaymentRails { paymentRails }
+         *     query PaymentRails { paymentRails { ... on TransferPaymentRail { type chains { chain chainId token { address decimals symbol } payTo confirmations } token { address decimals symbol } payTo proof }
+         *         ... on X402PaymentRail { type x402Version scheme network asset payTo extra { name version } } } }
          *     ```
          */
         get: operations["PaymentRails"];
@@ -2148,7 +2149,7 @@ export interface paths {
          * @description Runs the named GraphQL operation `DeliveryTransports` on the gateway:
          *
          *     ```graphql
-         *     query DeliveryTransports { deliveryTransports }
+         *     query DeliveryTransports { deliveryTransports { mode transportId protocols encodings addressFormat features } }
          *     ```
          */
         get: operations["DeliveryTransports"];
@@ -2200,7 +2201,9 @@ export interface paths {
          * @description Runs the named GraphQL operation `CreatePurchase` on the gateway:
          *
          *     ```graphql
-         *     mutation CreatePurchase($pairingToken: String, $input: JSONObject!) { createPurchase(pairingToken: $pairingToken, input: $input) }
+         *     mutation CreatePurchase($pairingToken: String, $input: JSONObject!) { createPurchase(pairingToken: $pairingToken, input: $input) { id status resource { type listingId selection { chunkIds } } machineId
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       rail paymentIntent payment paidAt completedAt createdAt updatedAt } }
          *     ```
          */
         post: operations["CreatePurchase"];
@@ -2223,7 +2226,9 @@ export interface paths {
          *
          *     ```graphql
          *     query Purchase($purchaseId: String!, $pairingToken: String, $agentId: String, $agentToken: String) {
-         *       purchase(purchaseId: $purchaseId, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken)
+         *       purchase(purchaseId: $purchaseId, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken) { id status resource { type listingId selection { chunkIds } } machineId
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       rail paymentIntent payment paidAt completedAt createdAt updatedAt paymentDueAt }
          *     }
          *     ```
          */
@@ -2251,7 +2256,9 @@ export interface paths {
          *
          *     ```graphql
          *     mutation CreatePurchasePaymentIntent($pairingToken: String, $purchaseId: String!, $input: JSONObject) {
-         *       createPurchasePaymentIntent(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input)
+         *       createPurchasePaymentIntent(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input) { id status resource { type listingId selection { chunkIds } } machineId
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       rail paymentIntent payment paidAt completedAt createdAt updatedAt }
          *     }
          *     ```
          */
@@ -2277,7 +2284,9 @@ export interface paths {
          *
          *     ```graphql
          *     mutation SubmitPurchasePaymentProof($pairingToken: String, $purchaseId: String!, $input: JSONObject) {
-         *       submitPurchasePaymentProof(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input)
+         *       submitPurchasePaymentProof(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input) { id status resource { type listingId selection { chunkIds } } machineId
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       rail paymentIntent payment paidAt completedAt createdAt updatedAt }
          *     }
          *     ```
          */
@@ -9415,7 +9424,33 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            [key: string]: unknown;
+                            type: string;
+                            chains?: {
+                                chain: string;
+                                chainId: string;
+                                token: {
+                                    address: string;
+                                    decimals: number;
+                                    symbol: string;
+                                };
+                                payTo: string;
+                                confirmations: number;
+                            }[];
+                            token?: {
+                                address: string;
+                                decimals: number;
+                                symbol: string;
+                            };
+                            payTo: string;
+                            proof?: string;
+                            x402Version?: number;
+                            scheme?: string;
+                            network?: string;
+                            asset?: string;
+                            extra?: {
+                                name: string;
+                                version: string;
+                            };
                         }[];
                     };
                 };
@@ -9453,7 +9488,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            [key: string]: unknown;
+                            mode: string;
+                            transportId: string;
+                            protocols: string[];
+                            encodings: string[];
+                            addressFormat: string;
+                            features: string[];
                         }[];
                     };
                 };
@@ -9709,6 +9749,8 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** Format: date-time */
+                            paymentDueAt: string;
                         };
                     };
                 };

@@ -1,7 +1,8 @@
 /**
- * Sample results of the purchase operations for the OpenAPI document. The operations answer a JSONObject (the
- * purchase as `purchaseView` builds it), so the selection in the supergraph cannot tell its shape; these samples
- * are built by the same `purchaseView` from sample rows, so the documented `item` has the members the API writes.
+ * Sample results of the purchase operations for the OpenAPI document. The operations answer a typed `Purchase`, but its
+ * `delivery`, `paymentIntent` and `payment` members are JSONObject (their members follow the rail/transport), so the
+ * selection cannot tell their shape; these samples are built by the same `purchaseView` from sample rows, so the
+ * documented `item` has the members the API writes. GET of one purchase adds its `paymentDueAt`.
  * Two rows: one with every nullable member set (paid, delivered over tcp), one with them null (just created).
  */
 import type { StreamPurchase } from "../../../../subgraphs/shared/db/generated/client.js";
@@ -45,5 +46,21 @@ const paid: StreamPurchase = {
 };
 const failed: StreamPurchase = { ...created, status: "failed", delivery: { failure: { code: "DELIVERY_TRANSPORT_UNAVAILABLE" } } };
 
-/** Sample `data` for an operation whose root field answers a purchase view. */
-export const purchaseResults = (field: string) => [paid, created, failed].map((row) => ({ [field]: purchaseView(row) }));
+/** Sample `data` for an operation whose root field answers a purchase view (`withDue`: with its `paymentDueAt`). */
+export const purchaseResults = (field: string, withDue = false) =>
+  [paid, created, failed].map((row) => ({ [field]: withDue ? { ...purchaseView(row), paymentDueAt: at.toISOString() } : purchaseView(row) }));
+
+/**
+ * Sample `data` of paymentRails: the operation answers the `PaymentRail` union, whose members the selection's sample
+ * data cannot tell apart, so the documented items are one rail of each type as the rails service builds them.
+ */
+const token = { address: `0x${"22".repeat(20)}`, decimals: 6, symbol: "USD" };
+const payTo = `0x${"33".repeat(20)}`;
+export const paymentRailResults = [
+  {
+    paymentRails: [
+      { type: "transfer", chains: [{ chain: "peaq", chainId: "3338", token, payTo, confirmations: 1 }], token, payTo, proof: "transactionHash" },
+      { type: "x402", x402Version: 1, scheme: "exact", network: "peaq", asset: token.address, payTo, extra: { name: "USD Coin", version: "2" } },
+    ],
+  },
+];

@@ -10,15 +10,24 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../../../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../../../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, op, withJsonBodyLimit } from "../http.js";
+import { bodyObject, enumLower, itemOf, marketsRoute, op, withJsonBodyLimit } from "../http.js";
 import { PREPARE_ACCESS_BODY_LIMIT } from "./order.routes.js";
-import { purchaseResults } from "./purchase.docs.js";
+import { paymentRailResults, purchaseResults } from "./purchase.docs.js";
 import { pairingTokenOf } from "../orders/order.routes.js";
 
 const J = "JSONObject";
+/** A purchase, members in the REST item's order (`delivery`, `paymentIntent` and `payment` follow the rail/transport). */
+const PURCHASE = `id status resource { type listingId selection { chunkIds } } machineId
+  buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+  rail paymentIntent payment paidAt completedAt createdAt updatedAt`;
+/** GET of one purchase: the purchase and its payment deadline. */
+const PURCHASE_WITH_DUE = `${PURCHASE} paymentDueAt`;
+const RAIL_TOKEN = "token { address decimals symbol }";
+const RAILS = `... on TransferPaymentRail { type chains { chain chainId ${RAIL_TOKEN} payTo confirmations } ${RAIL_TOKEN} payTo proof }
+    ... on X402PaymentRail { type x402Version scheme network asset payTo extra { name version } }`;
 export const STREAM_PURCHASE_OPERATIONS = {
-  paymentRails: op("PaymentRails", `query PaymentRails { paymentRails }`),
-  deliveryTransports: op("DeliveryTransports", `query DeliveryTransports { deliveryTransports }`),
+  paymentRails: op("PaymentRails", `query PaymentRails { paymentRails { ${RAILS} } }`),
+  deliveryTransports: op("DeliveryTransports", `query DeliveryTransports { deliveryTransports { mode transportId protocols encodings addressFormat features } }`),
   putDeliveryCapabilities: op(
     "PutDeliveryCapabilities",
     `mutation PutDeliveryCapabilities($machineId: String!, $agentId: String, $agentToken: String, $input: ${J}!) {
@@ -27,24 +36,24 @@ export const STREAM_PURCHASE_OPERATIONS = {
   ),
   createPurchase: op(
     "CreatePurchase",
-    `mutation CreatePurchase($pairingToken: String, $input: ${J}!) { createPurchase(pairingToken: $pairingToken, input: $input) }`,
+    `mutation CreatePurchase($pairingToken: String, $input: ${J}!) { createPurchase(pairingToken: $pairingToken, input: $input) { ${PURCHASE} } }`,
   ),
   purchase: op(
     "Purchase",
     `query Purchase($purchaseId: String!, $pairingToken: String, $agentId: String, $agentToken: String) {
-  purchase(purchaseId: $purchaseId, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken)
+  purchase(purchaseId: $purchaseId, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken) { ${PURCHASE_WITH_DUE} }
 }`,
   ),
   createPurchasePaymentIntent: op(
     "CreatePurchasePaymentIntent",
     `mutation CreatePurchasePaymentIntent($pairingToken: String, $purchaseId: String!, $input: ${J}) {
-  createPurchasePaymentIntent(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input)
+  createPurchasePaymentIntent(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input) { ${PURCHASE} }
 }`,
   ),
   submitPurchasePaymentProof: op(
     "SubmitPurchasePaymentProof",
     `mutation SubmitPurchasePaymentProof($pairingToken: String, $purchaseId: String!, $input: ${J}) {
-  submitPurchasePaymentProof(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input)
+  submitPurchasePaymentProof(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input) { ${PURCHASE} }
 }`,
   ),
   getPurchaseDelivery: op(
@@ -100,12 +109,16 @@ const itemsOf = (field: string) => (data: Record<string, unknown>): RouteOutcome
 /** The result object as it is (un-enveloped), with `status`. */
 const bare = (field: string, status = 200) => (data: Record<string, unknown>): RouteOutcome => ({ status, body: json(fieldOf(data, field)) });
 
+type Row = Record<string, unknown>;
+/** A purchase as REST spells it (`PAYMENT_PENDING` -> `payment_pending`). */
+export const purchaseOut = (item: Row): Row => ({ ...item, status: enumLower(item.status as string) });
+
 const purchase = (suffix = "") => `/purchases/:purchaseId${suffix}`;
 const NONE = { kind: "none" } as const;
 const MACHINE_SAMPLE = { capabilities: [{ transportId: "tcp", version: "1", params: { addresses: ["127.0.0.1:4001"] } }] };
 
 export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
-  marketsRoute({ caller: { kind: "public", reason: "a read" }, method: "GET", path: "/payment-rails", operation: OPS.paymentRails, machineRule: NONE, variables: () => ({}), respond: itemsOf("paymentRails") }),
+  marketsRoute({ caller: { kind: "public", reason: "a read" }, method: "GET", path: "/payment-rails", operation: OPS.paymentRails, machineRule: NONE, variables: () => ({}), respond: itemsOf("paymentRails"), documentedResults: paymentRailResults }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
     path: "/delivery-transports",
@@ -139,7 +152,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     // The listing names the seller machine; the service applies rule 1 to it.
     machineRule: NONE,
     variables: ({ headers, body }) => ({ pairingToken: pairingTokenOf(headers), input: bodyObject(body) }),
-    respond: itemOf("createPurchase", 201),
+    respond: itemOf("createPurchase", 201, purchaseOut),
     documentedResults: purchaseResults("createPurchase"),
   }),
   marketsRoute({ caller: { kind: "pairing-or-machine-agent" },
@@ -148,8 +161,8 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.purchase,
     machineRule: NONE,
     variables: ({ params, headers }) => ({ purchaseId: params.purchaseId, pairingToken: pairingTokenOf(headers), ...machineAgentOf(headers) }),
-    respond: itemOf("purchase"),
-    documentedResults: purchaseResults("purchase"),
+    respond: itemOf("purchase", 200, purchaseOut),
+    documentedResults: purchaseResults("purchase", true),
   }),
   marketsRoute({ caller: { kind: "pairing" },
     method: "POST",
@@ -158,7 +171,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.createPurchasePaymentIntent,
     machineRule: NONE,
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
-    respond: itemOf("createPurchasePaymentIntent"),
+    respond: itemOf("createPurchasePaymentIntent", 200, purchaseOut),
     documentedResults: purchaseResults("createPurchasePaymentIntent"),
   }),
   marketsRoute({ caller: { kind: "pairing" },
@@ -168,7 +181,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.submitPurchasePaymentProof,
     machineRule: NONE,
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
-    respond: itemOf("submitPurchasePaymentProof"),
+    respond: itemOf("submitPurchasePaymentProof", 200, purchaseOut),
     documentedResults: purchaseResults("submitPurchasePaymentProof"),
   }),
   marketsRoute({ caller: { kind: "pairing" },

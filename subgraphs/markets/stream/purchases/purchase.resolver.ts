@@ -1,12 +1,14 @@
 /**
  * GraphQL operations of the purchase flow (public notes 3.4), the ones the REST routes of
- * rest-shim/routes/markets/stream/purchase.routes.ts map onto. Shapes are the REST items (JSONObject): the flow is beta and
- * its members follow the notes' bodies (docs/stream-marketplace.md "Purchase flow").
+ * rest-shim/routes/markets/stream/purchase.routes.ts map onto. Purchases, payment rails and delivery transports are typed
+ * (purchase.type.ts); the delivery descriptor, capabilities, events, access preparation and handoff answers are still
+ * the REST items as JSONObject (docs/stream-marketplace.md "Purchase flow").
  */
 import { Arg, Mutation, Query, Resolver } from "type-graphql";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 import type { MarketsDeps } from "../../deps.js";
 import { DELIVERY_TRANSPORTS } from "./delivery-capability.service.js";
+import { DeliveryTransport, PaymentRail, Purchase } from "./purchase.type.js";
 
 const S = () => String;
 const J = () => JSONObjectScalar;
@@ -19,12 +21,12 @@ const agentToken = { nullable: true, description: "Machine-agent token (x-machin
 export class StreamPurchaseResolver {
   constructor(private readonly deps: MarketsDeps) {}
 
-  @Query(() => [JSONObjectScalar], { description: "GET /payment-rails: transfer (chains, token, payTo) and x402." })
+  @Query(() => [PaymentRail], { description: "GET /payment-rails: transfer (chains, token, payTo) and x402." })
   paymentRails() {
     return this.deps.streamPurchases.rails.list();
   }
 
-  @Query(() => [JSONObjectScalar], { description: "GET /delivery-transports" })
+  @Query(() => [DeliveryTransport], { description: "GET /delivery-transports" })
   deliveryTransports() {
     return DELIVERY_TRANSPORTS;
   }
@@ -39,12 +41,12 @@ export class StreamPurchaseResolver {
     return this.deps.streamPurchases.capabilities.put(machineId, { agentId: id, agentToken: secret }, input);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "POST /purchases (createPurchase)" })
+  @Mutation(() => Purchase, { description: "POST /purchases (createPurchase)" })
   createPurchase(@Arg("pairingToken", S, token) pairingToken: string | null, @Arg("input", J) input: Record<string, unknown>) {
     return this.deps.streamPurchases.purchases.create(pairingToken, input);
   }
 
-  @Query(() => JSONObjectScalar, { description: "GET /purchases/:purchaseId: the buyer (pairing token) or the seller's agent" })
+  @Query(() => Purchase, { description: "GET /purchases/:purchaseId: the buyer (pairing token) or the seller's agent" })
   purchase(
     @Arg("purchaseId", S) purchaseId: string,
     @Arg("pairingToken", S, token) pairingToken: string | null,
@@ -54,7 +56,7 @@ export class StreamPurchaseResolver {
     return this.deps.streamPurchases.purchases.get(pairingToken, { agentId: id, agentToken: secret }, purchaseId);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "POST /purchases/:purchaseId/payment-intent (createPurchasePaymentIntent)" })
+  @Mutation(() => Purchase, { description: "POST /purchases/:purchaseId/payment-intent (createPurchasePaymentIntent)" })
   createPurchasePaymentIntent(
     @Arg("pairingToken", S, token) pairingToken: string | null,
     @Arg("purchaseId", S) purchaseId: string,
@@ -63,7 +65,7 @@ export class StreamPurchaseResolver {
     return this.deps.streamPurchases.purchases.intent(pairingToken, purchaseId, input);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "POST /purchases/:purchaseId/payment-proof (submitPurchasePaymentProof)" })
+  @Mutation(() => Purchase, { description: "POST /purchases/:purchaseId/payment-proof (submitPurchasePaymentProof)" })
   submitPurchasePaymentProof(
     @Arg("pairingToken", S, token) pairingToken: string | null,
     @Arg("purchaseId", S) purchaseId: string,

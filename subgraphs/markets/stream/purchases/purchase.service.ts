@@ -35,6 +35,10 @@ import { lockPurchase, purchaseView, transitionPurchase, type PurchaseRow, type 
 import { jsonObject, newId, type JsonObject } from "../../common/support.js";
 import { spendTransfer } from "../../orders/payments/spent.repository.js";
 import { getAddress } from "ethers";
+import { paymentDueAt } from "../../common/payment.expiry.js";
+
+/** A purchase as the API answers it, with its payment deadline (common/payment.expiry.ts). */
+export type PurchaseWithDue = PurchaseView & { paymentDueAt: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -49,6 +53,11 @@ export class StreamPurchaseService {
 
   now(): Date {
     return new Date(this.clock.now());
+  }
+
+  /** The purchase's view with `paymentDueAt`: createdAt + STREAM_PURCHASE_PAYMENT_TTL_SECONDS (GET selects it on REST). */
+  view(row: PurchaseRow): PurchaseWithDue {
+    return { ...purchaseView(row), paymentDueAt: paymentDueAt(row.createdAt, this.paymentTtlSeconds).toISOString() };
   }
 
   /** The buyer's pairing for `purchase` (NOT_FOUND for another pairing's purchase). */
@@ -69,7 +78,7 @@ export class StreamPurchaseService {
   }
 
   /** POST /purchases. */
-  async create(token: string | null | undefined, input: unknown): Promise<PurchaseView> {
+  async create(token: string | null | undefined, input: unknown): Promise<PurchaseWithDue> {
     await this.pairings.precheck(token);
     const body = jsonObject(input);
     const { resource, buyer, delivery } = body;
@@ -135,21 +144,21 @@ export class StreamPurchaseService {
       };
       return transitionPurchase(tx, created, "payment_pending", session.actor, now, { delivery: negotiated }, { transportId: chosen.transportId });
     });
-    return purchaseView(row);
+    return this.view(row);
   }
 
   /** GET /purchases/:purchaseId: the buyer's pairing or the seller's agent. */
-  async get(token: string | null | undefined, agent: AgentCredentials, purchaseId: string): Promise<PurchaseView> {
+  async get(token: string | null | undefined, agent: AgentCredentials, purchaseId: string): Promise<PurchaseWithDue> {
     if (token) await this.pairings.precheck(token);
     return this.store.write(async (tx) => {
       const purchase = await lockPurchase(tx, purchaseId);
       await this.party(tx, token, agent, purchase);
-      return purchaseView(purchase);
+      return this.view(purchase);
     });
   }
 
   /** POST /purchases/:purchaseId/payment-intent: `{ rail: "transfer" | { type, destination? }, payer? }`. */
-  async intent(token: string | null | undefined, purchaseId: string, input: unknown): Promise<PurchaseView> {
+  async intent(token: string | null | undefined, purchaseId: string, input: unknown): Promise<PurchaseWithDue> {
     await this.pairings.precheck(token);
     const body = jsonObject(input ?? {});
     const railSpec = typeof body.rail === "string" ? { type: body.rail } : body.rail;
@@ -179,11 +188,11 @@ export class StreamPurchaseService {
       });
       return updated;
     });
-    return purchaseView(row);
+    return this.view(row);
   }
 
   /** POST /purchases/:purchaseId/payment-proof: transfer `{ rail, transactionHash, chain?, token? }` or x402. */
-  async proof(token: string | null | undefined, purchaseId: string, input: unknown): Promise<PurchaseView> {
+  async proof(token: string | null | undefined, purchaseId: string, input: unknown): Promise<PurchaseWithDue> {
     await this.pairings.precheck(token);
     const body = jsonObject(input ?? {});
     const snapshot = await this.store.write(async (tx) => {
@@ -197,7 +206,7 @@ export class StreamPurchaseService {
     const railName = isObject(body.rail) ? body.rail.type : body.rail ?? snapshot.rail;
     const hash = typeof (body.transactionHash ?? body.txHash) === "string" ? String(body.transactionHash ?? body.txHash).toLowerCase() : null;
     if (snapshot.status !== "payment_pending") {
-      if (snapshot.paymentTxHash && hash === snapshot.paymentTxHash) return purchaseView(snapshot);
+      if (snapshot.paymentTxHash && hash === snapshot.paymentTxHash) return this.view(snapshot);
       throw PurchaseErrors.stateInvalid();
     }
     if (!snapshot.paymentIntent || !snapshot.rail) throw PurchaseErrors.stateInvalid();
@@ -226,7 +235,7 @@ export class StreamPurchaseService {
       await this.requestDelivery(tx, paid, actor, now);
       return paid;
     });
-    return purchaseView(row);
+    return this.view(row);
   }
 
   /**
