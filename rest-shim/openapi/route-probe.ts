@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../json-body.js";
 import type { RouteDefinition } from "../route-definition.js";
+import { restSpelling } from "../enum-spelling.js";
 import { sampleData, type SampleVariant } from "./graphql-shapes.js";
 import { inferSchema, mergeSchemas, type JsonSchema } from "./json-schema.js";
 import type { ExampleRequest } from "./examples.js";
@@ -91,7 +92,8 @@ export function probeSuccess(route: RouteDefinition): Map<string, SuccessAnswer>
   for (const sample of samples) {
     let outcome;
     try {
-      outcome = route.respond(typeof sample === "function" ? sample() : sample);
+      const data = typeof sample === "function" ? sample() : sample;
+      outcome = route.respond(restSpelling(route.operation, data));
     } catch {
       continue;
     }
