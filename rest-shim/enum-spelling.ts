@@ -119,20 +119,34 @@ export function enumTreeOf(operation: ShimOperation): EnumPathTree | null {
   return tree;
 }
 
-function rewrite(value: unknown, node: EnumPathTree | string): unknown {
+type Leaf = (type: string, value: string) => string;
+
+function rewrite(value: unknown, node: EnumPathTree | string, leaf: Leaf): unknown {
   if (value === null || value === undefined) return value;
-  if (Array.isArray(value)) return value.map((item) => rewrite(item, node));
-  if (typeof node === "string") return typeof value === "string" ? spell(node, value) : value;
+  if (Array.isArray(value)) return value.map((item) => rewrite(item, node, leaf));
+  if (typeof node === "string") return typeof value === "string" ? leaf(node, value) : value;
   if (typeof value !== "object") return value;
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [key, child] of Object.entries(node)) {
-    if (key in out) out[key] = rewrite(out[key], child);
+    if (key in out) out[key] = rewrite(out[key], child, leaf);
   }
   return out;
 }
 
 /** The operation's `data` with every enum value in its REST spelling (a copy; `data` itself is left unchanged). */
 export function restSpelling(operation: ShimOperation, data: Record<string, unknown>): Record<string, unknown> {
+  return mapEnums(operation, data, spell);
+}
+
+/** The operation's `data` with `leaf(type, value)` at every registered enum path (the OpenAPI generator marks them). */
+export function mapEnums(operation: ShimOperation, data: Record<string, unknown>, leaf: Leaf): Record<string, unknown> {
   const tree = enumTreeOf(operation);
-  return tree === null ? data : (rewrite(data, tree) as Record<string, unknown>);
+  return tree === null ? data : (rewrite(data, tree, leaf) as Record<string, unknown>);
+}
+
+/** Every value of a registered enum type in its REST spelling, in the schema's order. */
+export function restValues(typeName: string, schema: GraphQLSchema = supergraphSchema()): string[] {
+  const type = schema.getType(typeName);
+  if (!type || !isEnumType(type)) throw new Error(`${typeName} is not an enum type of the supergraph`);
+  return type.getValues().map((value) => spell(typeName, value.name));
 }

@@ -2765,7 +2765,8 @@ export interface operations {
                         items: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -2859,7 +2860,8 @@ export interface operations {
                         item: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -2931,7 +2933,8 @@ export interface operations {
                         item: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -3028,7 +3031,8 @@ export interface operations {
                         item: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -3105,15 +3109,19 @@ export interface operations {
                         items: {
                             machineId: string;
                             providerKey: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "manual" | "agent";
                             endpointBaseUrl: string;
                             label: string;
-                            authType: string;
+                            /** @enum {string} */
+                            authType: "none" | "api-key" | "bearer";
                             hasAuthToken: boolean;
                             modelAlias: null | string;
-                            networkScope: null | string;
+                            /** @enum {null|string} */
+                            networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                             probePath: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "degraded" | "unreachable";
                             /** Format: date-time */
                             leaseExpiresAt: null | string;
                             /** Format: date-time */
@@ -3171,15 +3179,19 @@ export interface operations {
                         item: {
                             machineId: string;
                             providerKey: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "manual" | "agent";
                             endpointBaseUrl: string;
                             label: string;
-                            authType: string;
+                            /** @enum {string} */
+                            authType: "none" | "api-key" | "bearer";
                             hasAuthToken: boolean;
                             modelAlias: null | string;
-                            networkScope: null | string;
+                            /** @enum {null|string} */
+                            networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                             probePath: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "degraded" | "unreachable";
                             /** Format: date-time */
                             leaseExpiresAt: null | string;
                             /** Format: date-time */
@@ -3264,15 +3276,19 @@ export interface operations {
                         item: {
                             machineId: string;
                             providerKey: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "manual" | "agent";
                             endpointBaseUrl: string;
                             label: string;
-                            authType: string;
+                            /** @enum {string} */
+                            authType: "none" | "api-key" | "bearer";
                             hasAuthToken: boolean;
                             modelAlias: null | string;
-                            networkScope: null | string;
+                            /** @enum {null|string} */
+                            networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                             probePath: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "degraded" | "unreachable";
                             /** Format: date-time */
                             leaseExpiresAt: null | string;
                             /** Format: date-time */
@@ -3386,7 +3402,8 @@ export interface operations {
                                 id: string;
                                 machineId: string;
                                 label: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "enrolled" | "active" | "revoked";
                                 allowedProviderKeys: string[];
                                 /** Format: date-time */
                                 lastSeenAt: null | string;
@@ -3449,7 +3466,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             label: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "enrolled" | "active" | "revoked";
                             allowedProviderKeys: string[];
                             /** Format: date-time */
                             lastSeenAt: null | string;
@@ -3511,7 +3529,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             label: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "enrolled" | "active" | "revoked";
                             allowedProviderKeys: string[];
                             /** Format: date-time */
                             lastSeenAt: null | string;
@@ -3594,7 +3613,8 @@ export interface operations {
                                 id: string;
                                 machineId: string;
                                 label: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "enrolled" | "active" | "revoked";
                                 allowedProviderKeys: string[];
                                 /** Format: date-time */
                                 lastSeenAt: null | string;
@@ -3608,15 +3628,19 @@ export interface operations {
                             endpoints: {
                                 machineId: string;
                                 providerKey: string;
-                                source: string;
+                                /** @enum {string} */
+                                source: "manual" | "agent";
                                 endpointBaseUrl: string;
                                 label: string;
-                                authType: string;
+                                /** @enum {string} */
+                                authType: "none" | "api-key" | "bearer";
                                 hasAuthToken: boolean;
                                 modelAlias: null | string;
-                                networkScope: null | string;
+                                /** @enum {null|string} */
+                                networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                                 probePath: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "active" | "degraded" | "unreachable";
                                 /** Format: date-time */
                                 leaseExpiresAt: null | string;
                                 /** Format: date-time */
@@ -4472,7 +4496,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4568,7 +4593,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4652,7 +4678,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4736,7 +4763,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4828,7 +4856,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4926,7 +4955,8 @@ export interface operations {
                                 input: {
                                     [key: string]: unknown;
                                 };
-                                status: string;
+                                /** @enum {string} */
+                                status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                                 /** Format: date-time */
                                 executingDeadline: null | string;
                                 candidates: {
@@ -6572,7 +6602,8 @@ export interface operations {
                                 input: {
                                     [key: string]: unknown;
                                 };
-                                status: string;
+                                /** @enum {string} */
+                                status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                                 /** Format: date-time */
                                 executingDeadline: null | string;
                                 candidates: {
@@ -7383,7 +7414,8 @@ export interface operations {
                             keyId: string;
                             algorithm: string;
                             publicKeyHex: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
                             /** Format: date-time */
                             revokedAt: null | string;
                             /** Format: date-time */
@@ -7453,7 +7485,8 @@ export interface operations {
                             keyId: string;
                             algorithm: string;
                             publicKeyHex: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
                             /** Format: date-time */
                             revokedAt: null | string;
                             /** Format: date-time */
@@ -7512,7 +7545,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             name: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "archived";
                             version: number;
                             topicRules: {
                                 [key: string]: unknown;
@@ -7614,7 +7648,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             name: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "archived";
                             version: number;
                             topicRules: {
                                 [key: string]: unknown;
@@ -7712,7 +7747,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             name: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "archived";
                             version: number;
                             topicRules: {
                                 [key: string]: unknown;
@@ -8389,7 +8425,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8468,7 +8505,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8552,7 +8590,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8635,7 +8674,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8702,7 +8742,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8765,7 +8806,8 @@ export interface operations {
                             keyId: string;
                             algorithm: string;
                             publicKeyHex: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
                             /** Format: date-time */
                             revokedAt: null | string;
                             /** Format: date-time */
@@ -8837,7 +8879,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -8906,7 +8949,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -8985,7 +9029,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -9063,7 +9108,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -9148,7 +9194,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -9177,7 +9224,8 @@ export interface operations {
                             machineId: string;
                             orderId: null | string;
                             mode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
                             deliveryUrl: null | string;
                             message: null | string;
                             buyerId: null | string;
@@ -9251,7 +9299,8 @@ export interface operations {
                             machineId: string;
                             orderId: null | string;
                             mode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
                             deliveryUrl: null | string;
                             message: null | string;
                             buyerId: null | string;
@@ -9325,7 +9374,8 @@ export interface operations {
                             machineId: string;
                             orderId: null | string;
                             mode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
                             deliveryUrl: null | string;
                             message: null | string;
                             buyerId: null | string;
