@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../json-body.js";
 import type { RouteDefinition } from "../route-definition.js";
+import { ENUM_SPELLINGS, mapEnums, restSpelling, restValues } from "../enum-spelling.js";
 import { sampleData, type SampleVariant } from "./graphql-shapes.js";
 import { inferSchema, mergeSchemas, type JsonSchema } from "./json-schema.js";
 import type { ExampleRequest } from "./examples.js";
@@ -91,7 +92,8 @@ export function probeSuccess(route: RouteDefinition): Map<string, SuccessAnswer>
   for (const sample of samples) {
     let outcome;
     try {
-      outcome = route.respond(typeof sample === "function" ? sample() : sample);
+      const data = typeof sample === "function" ? sample() : sample;
+      outcome = route.respond(restSpelling(route.operation, data));
     } catch {
       continue;
     }
@@ -105,5 +107,44 @@ export function probeSuccess(route: RouteDefinition): Map<string, SuccessAnswer>
     const schema = inferSchema(JSON.parse(outcome.body.toString("utf8")));
     answers.set(status, { empty: false, schema: previous?.schema ? mergeSchemas(previous.schema, schema) : schema });
   }
+  annotateEnums(route, answers);
   return answers;
+}
+
+const ENUM_MARK = "\u0000enum:";
+
+/**
+ * Writes `enum: [...]` (REST spellings, enum-spelling.ts) into the success schemas wherever `respond` puts a value of
+ * a registered enum type: `respond` runs once more on the full sample with each such value replaced by a marker
+ * naming its type, and the schema gets the list at each place a marker comes out.
+ */
+function annotateEnums(route: RouteDefinition, answers: Map<string, SuccessAnswer>): void {
+  let outcome;
+  try {
+    outcome = route.respond(mapEnums(route.operation, sampleData(route.operation, "full"), (type) => `${ENUM_MARK}${type}`));
+  } catch {
+    return;
+  }
+  if ("errorCode" in outcome || outcome.body.length === 0) return;
+  const status = outcome.status >= 200 && outcome.status <= 599 ? String(outcome.status) : "2XX";
+  const schema = answers.get(status)?.schema;
+  if (schema === undefined) return;
+  const visit = (value: unknown, at: JsonSchema | undefined): void => {
+    if (at === undefined || value === null) return;
+    if (typeof value === "string" && value.startsWith(ENUM_MARK)) {
+      // Matched without case: a route may still lowercase the value itself (the deprecated `enumLower`).
+      const marked = value.slice(ENUM_MARK.length).toLowerCase();
+      const type = Object.keys(ENUM_SPELLINGS).find((name) => name.toLowerCase() === marked)!;
+      const values: Array<string | null> = restValues(type);
+      const types = Array.isArray(at.type) ? at.type : [at.type];
+      if (types.includes("null")) values.push(null);
+      at.enum = values;
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item, at.items as JsonSchema | undefined);
+    } else if (typeof value === "object") {
+      const properties = (at.properties ?? {}) as Record<string, JsonSchema>;
+      for (const [name, member] of Object.entries(value as Record<string, unknown>)) visit(member, properties[name]);
+    }
+  };
+  visit(JSON.parse(outcome.body.toString("utf8")), schema);
 }

@@ -8,7 +8,6 @@ import { jsonText, pythonFloat, rawInteger, type JsonTextValue } from "../json-t
 type Data = Record<string, any>;
 export type Deployment = "v1" | "v2";
 
-const lower = (value: string) => value.toLowerCase();
 const rating = (value: string) => (value === "PROVISIONED" ? "Provisioned" : value);
 const machineIdOf = (machineId: string, deployment: Deployment) => (deployment === "v2" ? machineId : rawInteger(machineId));
 
@@ -24,12 +23,12 @@ export function scorecardJson(s: Data, deployment: Deployment): Record<string, J
     mcr_score: s.mcrScore,
     mcr: rating(s.mcr),
     mcr_degraded: s.mcrDegraded,
-    bond_status: lower(s.bondStatus),
+    bond_status: s.bondStatus,
     negative_flag: s.negativeFlag,
     event_count: s.eventCount,
     revenue_event_count: s.revenueEventCount,
     activity_event_count: s.activityEventCount,
-    revenue_trend: lower(s.revenueTrend),
+    revenue_trend: s.revenueTrend,
     total_revenue: rawInteger(s.totalRevenue),
     average_revenue_per_event: pythonFloat(s.averageRevenuePerEvent),
     last_updated: s.lastUpdated === null ? null : rawInteger(String(s.lastUpdated)),
@@ -44,14 +43,14 @@ export const PROFILE_FIELDS = `schemaVersion name details {
 
 export function profileJson(p: Data, deployment: Deployment): JsonTextValue {
   const d = p.details;
-  const visibility = lower(d.dataVisibility);
+  const visibility = d.dataVisibility;
   const extras: Record<string, JsonTextValue> = {};
   if (visibility === "private" && d.dataApi !== null) extras.data_api = d.dataApi;
   if (visibility === "onchain") extras.event_data = (d.eventData ?? []).map(eventJson);
   if (visibility === "public") {
     extras.data_api = d.dataApi;
     extras.partner_data = d.partnerData;
-    extras.partner_data_error = d.partnerDataError === null ? null : lower(d.partnerDataError);
+    extras.partner_data_error = d.partnerDataError;
   }
   return {
     schema_version: p.schemaVersion,
@@ -62,7 +61,7 @@ export function profileJson(p: Data, deployment: Deployment): JsonTextValue {
       operator: d.operator,
       mcr: rating(d.mcr),
       mcr_score: d.mcrScore,
-      bond_status: lower(d.bondStatus),
+      bond_status: d.bondStatus,
       negative_flag: d.negativeFlag,
       event_count: d.eventCount,
       data_visibility: visibility,
@@ -85,7 +84,7 @@ function eventJson(e: Data): JsonTextValue {
     source_tx_hash: e.sourceTxHash,
     metadata: e.metadata,
     usd_value: revenue ? (e.usdValue === null ? null : rawInteger(e.usdValue)) : undefined,
-    amount_status: revenue ? lower(e.amountStatus) : undefined,
+    amount_status: revenue ? e.amountStatus : undefined,
   };
 }
 
@@ -116,10 +115,10 @@ export function cardJson(c: Data, deployment: Deployment): JsonTextValue {
     did: c.did,
     active: c.active,
     services: c.services.map((s: Data) => ({ name: s.name, endpoint: s.endpoint })),
-    data_visibility: lower(c.dataVisibility),
+    data_visibility: c.dataVisibility,
     documentation_url: c.documentationUrl,
     operator: c.operator,
-    bond_status: lower(c.bondStatus),
+    bond_status: c.bondStatus,
     event_count: c.eventCount,
     registrations: c.registrations.map((r: Data) => ({
       type: r.type,

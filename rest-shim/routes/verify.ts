@@ -44,17 +44,9 @@ const VERIFY_REJECTIONS = {
   tooLarge: "REQUEST_TOO_LARGE",
 } as const satisfies Record<Rejection, string>;
 
-/** A GraphQL status enum value (`VERIFIED`, `ACCEPTED`) in document 1's lowercase REST spelling. */
-const restStatus = (value: unknown): unknown => (typeof value === "string" ? value.toLowerCase() : value);
-
-/** The verification record as its REST body: the GraphQL answer with each topic status in its REST spelling. */
+/** The verification record as its REST body (statuses already in their REST spelling, rest-shim/enum-spelling.ts). */
 export function verificationRecordJson(data: Record<string, unknown>): Buffer {
-  const record = fieldOf(data, "machineVerification") as Record<string, any>;
-  const verification = record.verification as Record<string, { status: unknown }>;
-  const topics = Object.fromEntries(
-    Object.entries(verification).map(([topic, value]) => [topic, { ...value, status: restStatus(value.status) }]),
-  );
-  return Buffer.from(JSON.stringify({ ...record, verification: topics }), "utf8");
+  return Buffer.from(JSON.stringify(fieldOf(data, "machineVerification")), "utf8");
 }
 
 /** Document 1: the read route's body may not exceed this; a larger record is answered as unavailable. */
@@ -109,7 +101,7 @@ export const VERIFY_ROUTES: readonly RouteDefinition[] = [
     variables: ({ body }) => ({ evidence: utf8Text(body, "INVALID_REQUEST") }),
     respond(data) {
       const receipt = fieldOf(data, "submitChipEvidence") as Record<string, unknown>;
-      return { status: 202, body: Buffer.from(JSON.stringify({ ...receipt, status: restStatus(receipt.status) }), "utf8") };
+      return { status: 202, body: Buffer.from(JSON.stringify(receipt), "utf8") };
     },
   },
 ];

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERIFY_OPERATIONS, verificationRecordJson } from "../../rest-shim/routes/verify.js";
+import { restSpelling } from "../../rest-shim/enum-spelling.js";
 import { mineBlock } from "../support/chain.js";
 import { runCli } from "../support/cli.js";
 import { GENEROUS_LIMITS } from "../support/config.js";
@@ -28,7 +29,7 @@ async function uncachedBytes(machineId: string): Promise<Buffer> {
   expect(status).toBe(200);
   expect(body.errors).toBeUndefined();
   expect(body.data.machineVerification.verification.kyb.status).toMatch(/^[A-Z]+$/);
-  return verificationRecordJson(body.data);
+  return verificationRecordJson(restSpelling(VERIFY_OPERATIONS.verifyMachine, body.data));
 }
 
 /** Two REST answers in one block (the second reused) and the uncached answer: all the same bytes, no-store. */

@@ -302,20 +302,11 @@ export function enumIn(value: unknown, allowed: readonly string[]): string {
   return value.toUpperCase().replace(/-/g, "_");
 }
 
-/** A GraphQL status enum value (`PAYMENT_PENDING`) as the REST spelling (`payment_pending`): lowercase only. */
-export function statusOut(value: string): string {
-  return value.toLowerCase();
-}
-
-/** A task as REST writes it: its status in lowercase. */
-export const taskOut: View = (task) => (task == null ? task : { ...task, status: statusOut(task.status) });
-
-/** A GraphQL enum value (`API_KEY`) as the REST spelling (`api-key`). */
-export function enumOut(value: string): string {
-  return value.toLowerCase().replace(/_/g, "-");
-}
-
-/** A GraphQL enum value (`PAYMENT_PENDING`) as a REST spelling that keeps its underscores (`payment_pending`). */
+/**
+ * A GraphQL enum value (`PAYMENT_PENDING`) lowercased (`payment_pending`).
+ * @deprecated Responses get their REST enum spellings from rest-shim/enum-spelling.ts for every route; register the
+ * enum type there instead. Kept so that existing calls (idempotent on an already spelled value) still compile.
+ */
 export function enumLower(value: string): string {
   return value.toLowerCase();
 }

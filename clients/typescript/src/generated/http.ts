@@ -1076,12 +1076,14 @@ export interface operations {
                         mcr_score: number;
                         mcr: string;
                         mcr_degraded: boolean;
-                        bond_status: string;
+                        /** @enum {string} */
+                        bond_status: "bonded" | "unbonded";
                         negative_flag: boolean;
                         event_count: number;
                         revenue_event_count: number;
                         activity_event_count: number;
-                        revenue_trend: string;
+                        /** @enum {string} */
+                        revenue_trend: "up" | "stable" | "down" | "insufficient";
                         total_revenue: number;
                         average_revenue_per_event: number;
                         last_updated: null | number;
@@ -1126,10 +1128,12 @@ export interface operations {
                             operator: null | string;
                             mcr: string;
                             mcr_score: number;
-                            bond_status: string;
+                            /** @enum {string} */
+                            bond_status: "bonded" | "unbonded";
                             negative_flag: boolean;
                             event_count: number;
-                            data_visibility: string;
+                            /** @enum {string} */
+                            data_visibility: "private" | "onchain" | "public";
                             documentation_url: null | string;
                             data_api?: string;
                         };
@@ -1174,10 +1178,12 @@ export interface operations {
                             operator: null | string;
                             mcr: string;
                             mcr_score: number;
-                            bond_status: string;
+                            /** @enum {string} */
+                            bond_status: "bonded" | "unbonded";
                             negative_flag: boolean;
                             event_count: number;
-                            data_visibility: string;
+                            /** @enum {string} */
+                            data_visibility: "private" | "onchain" | "public";
                             documentation_url: null | string;
                             data_api?: string;
                         };
@@ -1276,10 +1282,12 @@ export interface operations {
                             name: string;
                             endpoint: string;
                         }[];
-                        data_visibility: string;
+                        /** @enum {string} */
+                        data_visibility: "private" | "onchain" | "public";
                         documentation_url: string;
                         operator: null | string;
-                        bond_status: string;
+                        /** @enum {string} */
+                        bond_status: "bonded" | "unbonded";
                         event_count: number;
                         registrations: {
                             type: string;
@@ -1325,12 +1333,14 @@ export interface operations {
                         mcr_score: number;
                         mcr: string;
                         mcr_degraded: boolean;
-                        bond_status: string;
+                        /** @enum {string} */
+                        bond_status: "bonded" | "unbonded";
                         negative_flag: boolean;
                         event_count: number;
                         revenue_event_count: number;
                         activity_event_count: number;
-                        revenue_trend: string;
+                        /** @enum {string} */
+                        revenue_trend: "up" | "stable" | "down" | "insufficient";
                         total_revenue: number;
                         average_revenue_per_event: number;
                         last_updated: null | number;
@@ -1772,10 +1782,12 @@ export interface operations {
                         };
                         verification: {
                             kyb: {
-                                status: string;
+                                /** @enum {string} */
+                                status: "verified" | "unverified" | "expired" | "revoked";
                             };
                             chip: {
-                                status: string;
+                                /** @enum {string} */
+                                status: "verified" | "unverified" | "expired" | "revoked";
                             };
                         };
                     };
@@ -1884,7 +1896,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         receiptId: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "accepted";
                     };
                 };
             };

@@ -2774,7 +2774,8 @@ export interface operations {
                         items: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -2868,7 +2869,8 @@ export interface operations {
                         item: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -2940,7 +2942,8 @@ export interface operations {
                         item: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -3037,7 +3040,8 @@ export interface operations {
                         item: {
                             id: string;
                             displayName: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "degraded" | "blocked" | "archived";
                             ownerId: string;
                             identityRef: null | string;
                             identityProof: null | {
@@ -3114,15 +3118,19 @@ export interface operations {
                         items: {
                             machineId: string;
                             providerKey: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "manual" | "agent";
                             endpointBaseUrl: string;
                             label: string;
-                            authType: string;
+                            /** @enum {string} */
+                            authType: "none" | "api-key" | "bearer";
                             hasAuthToken: boolean;
                             modelAlias: null | string;
-                            networkScope: null | string;
+                            /** @enum {null|string} */
+                            networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                             probePath: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "degraded" | "unreachable";
                             /** Format: date-time */
                             leaseExpiresAt: null | string;
                             /** Format: date-time */
@@ -3180,15 +3188,19 @@ export interface operations {
                         item: {
                             machineId: string;
                             providerKey: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "manual" | "agent";
                             endpointBaseUrl: string;
                             label: string;
-                            authType: string;
+                            /** @enum {string} */
+                            authType: "none" | "api-key" | "bearer";
                             hasAuthToken: boolean;
                             modelAlias: null | string;
-                            networkScope: null | string;
+                            /** @enum {null|string} */
+                            networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                             probePath: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "degraded" | "unreachable";
                             /** Format: date-time */
                             leaseExpiresAt: null | string;
                             /** Format: date-time */
@@ -3273,15 +3285,19 @@ export interface operations {
                         item: {
                             machineId: string;
                             providerKey: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "manual" | "agent";
                             endpointBaseUrl: string;
                             label: string;
-                            authType: string;
+                            /** @enum {string} */
+                            authType: "none" | "api-key" | "bearer";
                             hasAuthToken: boolean;
                             modelAlias: null | string;
-                            networkScope: null | string;
+                            /** @enum {null|string} */
+                            networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                             probePath: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "degraded" | "unreachable";
                             /** Format: date-time */
                             leaseExpiresAt: null | string;
                             /** Format: date-time */
@@ -3395,7 +3411,8 @@ export interface operations {
                                 id: string;
                                 machineId: string;
                                 label: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "enrolled" | "active" | "revoked";
                                 allowedProviderKeys: string[];
                                 /** Format: date-time */
                                 lastSeenAt: null | string;
@@ -3458,7 +3475,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             label: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "enrolled" | "active" | "revoked";
                             allowedProviderKeys: string[];
                             /** Format: date-time */
                             lastSeenAt: null | string;
@@ -3520,7 +3538,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             label: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "enrolled" | "active" | "revoked";
                             allowedProviderKeys: string[];
                             /** Format: date-time */
                             lastSeenAt: null | string;
@@ -3603,7 +3622,8 @@ export interface operations {
                                 id: string;
                                 machineId: string;
                                 label: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "enrolled" | "active" | "revoked";
                                 allowedProviderKeys: string[];
                                 /** Format: date-time */
                                 lastSeenAt: null | string;
@@ -3617,15 +3637,19 @@ export interface operations {
                             endpoints: {
                                 machineId: string;
                                 providerKey: string;
-                                source: string;
+                                /** @enum {string} */
+                                source: "manual" | "agent";
                                 endpointBaseUrl: string;
                                 label: string;
-                                authType: string;
+                                /** @enum {string} */
+                                authType: "none" | "api-key" | "bearer";
                                 hasAuthToken: boolean;
                                 modelAlias: null | string;
-                                networkScope: null | string;
+                                /** @enum {null|string} */
+                                networkScope: "loopback" | "lan" | "vpn" | "public" | null;
                                 probePath: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "active" | "degraded" | "unreachable";
                                 /** Format: date-time */
                                 leaseExpiresAt: null | string;
                                 /** Format: date-time */
@@ -4481,7 +4505,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4577,7 +4602,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4661,7 +4687,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4745,7 +4772,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4837,7 +4865,8 @@ export interface operations {
                             input: {
                                 [key: string]: unknown;
                             };
-                            status: string;
+                            /** @enum {string} */
+                            status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                             /** Format: date-time */
                             executingDeadline: null | string;
                             candidates: {
@@ -4935,7 +4964,8 @@ export interface operations {
                                 input: {
                                     [key: string]: unknown;
                                 };
-                                status: string;
+                                /** @enum {string} */
+                                status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                                 /** Format: date-time */
                                 executingDeadline: null | string;
                                 candidates: {
@@ -6581,7 +6611,8 @@ export interface operations {
                                 input: {
                                     [key: string]: unknown;
                                 };
-                                status: string;
+                                /** @enum {string} */
+                                status: "queued" | "discovered" | "resolved" | "executing" | "executed" | "failed" | "handoff";
                                 /** Format: date-time */
                                 executingDeadline: null | string;
                                 candidates: {
@@ -7392,7 +7423,8 @@ export interface operations {
                             keyId: string;
                             algorithm: string;
                             publicKeyHex: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
                             /** Format: date-time */
                             revokedAt: null | string;
                             /** Format: date-time */
@@ -7462,7 +7494,8 @@ export interface operations {
                             keyId: string;
                             algorithm: string;
                             publicKeyHex: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
                             /** Format: date-time */
                             revokedAt: null | string;
                             /** Format: date-time */
@@ -7521,7 +7554,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             name: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "archived";
                             version: number;
                             topicRules: {
                                 [key: string]: unknown;
@@ -7623,7 +7657,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             name: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "archived";
                             version: number;
                             topicRules: {
                                 [key: string]: unknown;
@@ -7721,7 +7756,8 @@ export interface operations {
                             id: string;
                             machineId: string;
                             name: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "archived";
                             version: number;
                             topicRules: {
                                 [key: string]: unknown;
@@ -8398,7 +8434,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8477,7 +8514,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8561,7 +8599,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8644,7 +8683,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8711,7 +8751,8 @@ export interface operations {
                             timeStart: null | string;
                             /** Format: date-time */
                             timeEnd: null | string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "inactive";
                             serviceId: null | string;
                             /** Format: date-time */
                             createdAt: string;
@@ -8774,7 +8815,8 @@ export interface operations {
                             keyId: string;
                             algorithm: string;
                             publicKeyHex: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
                             /** Format: date-time */
                             revokedAt: null | string;
                             /** Format: date-time */
@@ -8846,7 +8888,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -8915,7 +8958,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -8994,7 +9038,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -9072,7 +9117,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -9157,7 +9203,8 @@ export interface operations {
                             buyerId: string;
                             buyerPublicKeyHex: string;
                             chunkIds: string[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "payment_pending" | "paid" | "access_prepared" | "delivered" | "cancelled" | "expired";
                             price: {
                                 amount: string;
                                 currency: string;
@@ -9186,7 +9233,8 @@ export interface operations {
                             machineId: string;
                             orderId: null | string;
                             mode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
                             deliveryUrl: null | string;
                             message: null | string;
                             buyerId: null | string;
@@ -9260,7 +9308,8 @@ export interface operations {
                             machineId: string;
                             orderId: null | string;
                             mode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
                             deliveryUrl: null | string;
                             message: null | string;
                             buyerId: null | string;
@@ -9334,7 +9383,8 @@ export interface operations {
                             machineId: string;
                             orderId: null | string;
                             mode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
                             deliveryUrl: null | string;
                             message: null | string;
                             buyerId: null | string;

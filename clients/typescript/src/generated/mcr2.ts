@@ -573,12 +573,14 @@ export interface operations {
                         mcr_score: number;
                         mcr: string;
                         mcr_degraded: boolean;
-                        bond_status: string;
+                        /** @enum {string} */
+                        bond_status: "bonded" | "unbonded";
                         negative_flag: boolean;
                         event_count: number;
                         revenue_event_count: number;
                         activity_event_count: number;
-                        revenue_trend: string;
+                        /** @enum {string} */
+                        revenue_trend: "up" | "stable" | "down" | "insufficient";
                         total_revenue: number;
                         average_revenue_per_event: number;
                         last_updated: null | number;
@@ -623,10 +625,12 @@ export interface operations {
                             operator: null | string;
                             mcr: string;
                             mcr_score: number;
-                            bond_status: string;
+                            /** @enum {string} */
+                            bond_status: "bonded" | "unbonded";
                             negative_flag: boolean;
                             event_count: number;
-                            data_visibility: string;
+                            /** @enum {string} */
+                            data_visibility: "private" | "onchain" | "public";
                             documentation_url: null | string;
                             data_api?: string;
                         };
@@ -671,10 +675,12 @@ export interface operations {
                             operator: null | string;
                             mcr: string;
                             mcr_score: number;
-                            bond_status: string;
+                            /** @enum {string} */
+                            bond_status: "bonded" | "unbonded";
                             negative_flag: boolean;
                             event_count: number;
-                            data_visibility: string;
+                            /** @enum {string} */
+                            data_visibility: "private" | "onchain" | "public";
                             documentation_url: null | string;
                             data_api?: string;
                         };
@@ -773,10 +779,12 @@ export interface operations {
                             name: string;
                             endpoint: string;
                         }[];
-                        data_visibility: string;
+                        /** @enum {string} */
+                        data_visibility: "private" | "onchain" | "public";
                         documentation_url: string;
                         operator: null | string;
-                        bond_status: string;
+                        /** @enum {string} */
+                        bond_status: "bonded" | "unbonded";
                         event_count: number;
                         registrations: {
                             type: string;

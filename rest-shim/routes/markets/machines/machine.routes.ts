@@ -4,7 +4,7 @@
  * names (public notes 2.2).
  */
 import type { RouteDefinition } from "../../../route-definition.js";
-import { bodyObject, enumIn, enumOut, itemOf, marketsRoute, noContent, op, pageOf, pageQuery, pick } from "../http.js";
+import { bodyObject, enumIn, itemOf, marketsRoute, noContent, op, pageOf, pageQuery, pick } from "../http.js";
 
 const MACHINE_FIELDS = `id displayName status ownerId identityRef
   identityProof { method identityRef signerAddress challengeId verifiedAt challengeExpiresAt controllerAddresses resolutionSource }
@@ -46,10 +46,6 @@ export const MACHINE_OPERATIONS = {
 
 export const MACHINE_STATUSES = ["draft", "active", "degraded", "blocked", "archived"] as const;
 
-/** The documented machine view: GraphQL's enum status in lowercase, nothing else renamed. */
-function machineView(machine: any) {
-  return { ...machine, status: enumOut(machine.status) };
-}
 
 /** Members of a create or patch body; `displayName` required on create only. */
 function machineInput(raw: Buffer, create: boolean) {
@@ -112,7 +108,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     machineRule: { kind: "none" },
     operation: MACHINE_OPERATIONS.marketMachines,
     variables: ({ query }) => pageQuery(query),
-    respond: pageOf("marketMachines", machineView),
+    respond: pageOf("marketMachines"),
   }),
   marketsRoute({ caller: { kind: "identity-proof" },
     method: "POST",
@@ -121,7 +117,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     machineRule: { kind: "none" },
     operation: MACHINE_OPERATIONS.createMarketMachine,
     variables: ({ body }) => ({ input: machineInput(body, true) }),
-    respond: itemOf("createMarketMachine", 201, machineView),
+    respond: itemOf("createMarketMachine", 201),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -132,7 +128,7 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     },
     operation: MACHINE_OPERATIONS.marketMachine,
     variables: ({ params }) => ({ id: params.machineId! }),
-    respond: itemOf("marketMachine", 200, machineView),
+    respond: itemOf("marketMachine", 200),
   }),
   marketsRoute({ caller: { kind: "machine-or-proof" },
     method: "PATCH",
@@ -141,6 +137,6 @@ export const MACHINE_ROUTES: readonly RouteDefinition[] = [
     machineRule: { kind: "exempt", reason: "the record's own update: it is how a machine becomes verified and active" },
     operation: MACHINE_OPERATIONS.updateMarketMachine,
     variables: ({ params, body }) => ({ id: params.machineId!, input: machineInput(body, false) }),
-    respond: itemOf("updateMarketMachine", 200, machineView),
+    respond: itemOf("updateMarketMachine", 200),
   }),
 ];

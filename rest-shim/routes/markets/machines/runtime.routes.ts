@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../../../json-body.js";
 import type { RouteDefinition } from "../../../route-definition.js";
-import { bodyObject, enumIn, enumOut, itemOf, marketsRoute, noContent, op, pageOf, pageQuery, pick, upsertedItemOf } from "../http.js";
+import { bodyObject, enumIn, itemOf, marketsRoute, noContent, op, pageOf, pageQuery, pick, upsertedItemOf } from "../http.js";
 
 const ENDPOINT_FIELDS = `machineId providerKey source endpointBaseUrl label authType hasAuthToken modelAlias networkScope probePath status
   leaseExpiresAt createdAt updatedAt`;
@@ -61,18 +61,6 @@ const AUTH_TYPES = ["none", "api-key", "bearer"] as const;
 const NETWORK_SCOPES = ["loopback", "lan", "vpn", "public"] as const;
 const ENDPOINT_STATUSES = ["active", "degraded", "unreachable"] as const;
 
-/** The documented endpoint view: REST enum spellings. */
-export function endpointView(endpoint: any) {
-  return {
-    ...endpoint,
-    source: enumOut(endpoint.source),
-    authType: enumOut(endpoint.authType),
-    networkScope: endpoint.networkScope === null ? null : enumOut(endpoint.networkScope),
-    status: enumOut(endpoint.status),
-  };
-}
-
-export const agentView = (agent: any) => ({ ...agent, status: enumOut(agent.status) });
 
 /** An endpoint report (PUT body or one heartbeat entry), type-checked, enums in GraphQL spelling. */
 function endpointInput(source: Record<string, unknown>, withProviderKey: boolean) {
@@ -126,7 +114,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     machineRule: guarded(),
     operation: RUNTIME_OPERATIONS.runtimeEndpoints,
     variables: ({ params, query }) => ({ machineId: params.machineId!, ...pageQuery(query) }),
-    respond: pageOf("runtimeEndpoints", endpointView),
+    respond: pageOf("runtimeEndpoints"),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -134,7 +122,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     machineRule: guarded({ params: { providerKey: "sample" } }),
     operation: RUNTIME_OPERATIONS.runtimeEndpoint,
     variables: ({ params }) => ({ machineId: params.machineId!, providerKey: params.providerKey! }),
-    respond: itemOf("runtimeEndpoint", 200, endpointView),
+    respond: itemOf("runtimeEndpoint", 200),
   }),
   marketsRoute({ caller: { kind: "machine" },
     method: "PUT",
@@ -143,7 +131,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     machineRule: guarded({ params: { providerKey: "sample" }, body: SAMPLE_ENDPOINT }),
     operation: RUNTIME_OPERATIONS.upsertRuntimeEndpoint,
     variables: ({ params, body }) => ({ machineId: params.machineId!, providerKey: params.providerKey!, input: endpointInput(bodyObject(body), false) }),
-    respond: upsertedItemOf("upsertRuntimeEndpoint", "endpoint", endpointView),
+    respond: upsertedItemOf("upsertRuntimeEndpoint", "endpoint"),
   }),
   marketsRoute({ caller: { kind: "machine" },
     method: "DELETE",
@@ -160,7 +148,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     machineRule: guarded({ body: { allowedProviderKeys: ["sample"] } }),
     operation: RUNTIME_OPERATIONS.enrollMachineAgent,
     variables: ({ params, body }) => ({ machineId: params.machineId!, input: pick(bodyObject(body), { label: "string?", allowedProviderKeys: "string[]" }) }),
-    respond: itemOf("enrollMachineAgent", 201, (enrollment) => ({ agent: agentView(enrollment.agent), agentToken: enrollment.agentToken })),
+    respond: itemOf("enrollMachineAgent", 201, (enrollment) => ({ agent: enrollment.agent, agentToken: enrollment.agentToken })),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -168,7 +156,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     machineRule: guarded(),
     operation: RUNTIME_OPERATIONS.machineAgents,
     variables: ({ params, query }) => ({ machineId: params.machineId!, ...pageQuery(query) }),
-    respond: pageOf("machineAgents", agentView),
+    respond: pageOf("machineAgents"),
   }),
   marketsRoute({ caller: { kind: "machine" },
     method: "POST",
@@ -176,7 +164,7 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     machineRule: guarded({ params: { agentId: "magt_000000000000000000000000" } }),
     operation: RUNTIME_OPERATIONS.revokeMachineAgent,
     variables: ({ params }) => ({ machineId: params.machineId!, agentId: params.agentId! }),
-    respond: itemOf("revokeMachineAgent", 200, agentView),
+    respond: itemOf("revokeMachineAgent", 200),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -187,8 +175,8 @@ export const RUNTIME_ROUTES: readonly RouteDefinition[] = [
     operation: RUNTIME_OPERATIONS.machineAgentHeartbeat,
     variables: ({ body, headers }) => heartbeatVariables(body, headers),
     respond: itemOf("machineAgentHeartbeat", 200, (result) => ({
-      agent: agentView(result.agent),
-      endpoints: result.endpoints.map(endpointView),
+      agent: result.agent,
+      endpoints: result.endpoints,
       leaseExpiresAt: result.leaseExpiresAt,
     })),
   }),

@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../../../json-body.js";
 import type { RouteDefinition } from "../../../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, queryParam, taskOut } from "../http.js";
+import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, queryParam } from "../http.js";
 import { ORDER_OPERATIONS as OPS } from "./order.operations.js";
 import { fieldOf, type RouteOutcome } from "../../../route-definition.js";
 
@@ -67,7 +67,7 @@ const json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8");
 /** Order execute: the execution's status (the provider's; 202 for a handoff) with `{"item": {order, task, run, outcome, handoff}}`. */
 const executionOf = (data: Record<string, unknown>): RouteOutcome => {
   const { httpStatus, ...item } = fieldOf(data, "executeMarketOrder");
-  return { status: httpStatus, body: json({ item: { ...item, task: taskOut(item.task) } }) };
+  return { status: httpStatus, body: json({ item }) };
 };
 
 const ADDRESS_SAMPLE = "0x00000000000000000000000000000000000000a1";

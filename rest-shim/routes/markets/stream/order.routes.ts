@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../../../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../../../route-definition.js";
-import { bodyObject, enumLower, itemOf, marketsRoute, op, pageOf, pageQuery, pick, queryParam, withJsonBodyLimit } from "../http.js";
+import { bodyObject, itemOf, marketsRoute, op, pageOf, pageQuery, pick, queryParam, withJsonBodyLimit } from "../http.js";
 
 const ORDER = `id listingId machineId buyerId buyerPublicKeyHex chunkIds status price { amount currency } paymentReference paymentProof
   payerAddress paidAt accessPreparedAt deliveredAt createdAt updatedAt`;
@@ -100,22 +100,14 @@ function sellerOf(headers: Readonly<IncomingHttpHeaders>, body: Record<string, u
 }
 
 type Row = Record<string, unknown>;
-/** An order as REST spells it: the GraphQL enum status (`PAYMENT_PENDING`) back to `payment_pending`. */
-export const orderOut = (order: Row): Row => ({ ...order, status: enumLower(order.status as string) });
-/** A delivery session as REST spells it (`READY` -> `ready`). */
-export const sessionOut = (session: Row): Row => ({ ...session, status: enumLower(session.status as string) });
 
 /** A platform delivery's chunk as REST spells it: its `url` (platform storage) or its storage `reference`, never both. */
 const deliveryChunkOut = ({ url, reference, ...chunk }: Row): Row => (url != null ? { ...chunk, url } : { ...chunk, reference });
-/** The buyer's un-enveloped delivery as REST spells it: statuses lowercase, each chunk with its url or reference. */
+/** The buyer's un-enveloped delivery as REST spells it: each chunk with its url or reference. */
 export const deliveryOut = (body: Row): Row => {
   const delivery = body.delivery as Row;
   const chunks = delivery.chunks as Row[] | undefined;
-  return {
-    ...body,
-    status: enumLower(body.status as string),
-    delivery: { ...delivery, status: enumLower(delivery.status as string), ...(chunks ? { chunks: chunks.map(deliveryChunkOut) } : {}) },
-  };
+  return { ...body, delivery: { ...delivery, ...(chunks ? { chunks: chunks.map(deliveryChunkOut) } : {}) } };
 };
 
 const ORDER_SAMPLE = { orderId: "sord_aaaaaaaaaaaaaaaa" };
@@ -137,7 +129,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     variables: ({ body }) => ({
       input: pick(bodyObject(body), { listingId: "string", buyerId: "string", buyerPublicKeyHex: "string", chunkIds: "string[]?", payerAddress: "string?" }),
     }),
-    respond: itemOf("createStreamOrder", 201, orderOut),
+    respond: itemOf("createStreamOrder", 201),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -145,7 +137,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.streamOrder,
     machineRule: { kind: "none" },
     variables: ({ params }) => ({ orderId: params.orderId }),
-    respond: itemOf("streamOrder", 200, orderOut),
+    respond: itemOf("streamOrder", 200),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "GET",
@@ -153,7 +145,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.machineStreamOrders,
     machineRule: { kind: "guarded", machineIn: "path", sample: {} },
     variables: ({ params, headers, query }) => ({ agent: { machineId: params.machineId, ...agentCredentials(headers) }, ...pageQuery(query) }),
-    respond: pageOf("machineStreamOrders", orderOut),
+    respond: pageOf("machineStreamOrders"),
   }),
   marketsRoute({ caller: { kind: "public", reason: "the anonymous buyer pays its own order; the payment is checked as documented" },
     method: "POST",
@@ -173,7 +165,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       }
       return { orderId: params.orderId, paymentReference, proof: checked };
     },
-    respond: itemOf("payStreamOrder", 200, orderOut),
+    respond: itemOf("payStreamOrder", 200),
   }),
   withJsonBodyLimit(marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -189,7 +181,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
     },
     respond: (data): RouteOutcome => {
       const result = fieldOf(data, "prepareStreamOrderAccess");
-      return { status: 200, body: json({ item: orderOut(result.item), access: result.access, deliverySession: sessionOut(result.deliverySession) }) };
+      return { status: 200, body: json({ item: result.item, access: result.access, deliverySession: result.deliverySession }) };
     },
   }), PREPARE_ACCESS_BODY_LIMIT),
   marketsRoute({ caller: { kind: "machine-agent" },
@@ -203,7 +195,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       const { statuses, limit } = pick(source, { statuses: "string[]?", limit: "integer?" });
       return { agent: sellerOf(headers, source), statuses: statuses ?? null, limit: limit ?? pageQuery(query).limit };
     },
-    respond: pageOf("pollStreamDeliverySessions", sessionOut),
+    respond: pageOf("pollStreamDeliverySessions"),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "PATCH",
@@ -216,7 +208,7 @@ export const STREAM_ORDER_ROUTES: readonly RouteDefinition[] = [
       const fields = pick(source, { status: "string?", deliveryUrl: "string?", message: "string?" });
       return { sessionId: params.sessionId, agent: sellerOf(headers, source), status: null, deliveryUrl: null, message: null, ...fields };
     },
-    respond: itemOf("updateStreamDeliverySession", 200, sessionOut),
+    respond: itemOf("updateStreamDeliverySession", 200),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",

@@ -4,7 +4,7 @@
  */
 import type { RouteDefinition, RouteOutcome } from "../../../route-definition.js";
 import { fieldOf } from "../../../route-definition.js";
-import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, queryParam, taskOut } from "../http.js";
+import { bodyObject, itemOf, marketsRoute, noContent, pageOf, pageQuery, pick, queryParam } from "../http.js";
 import { pairingHeaderOf } from "../credentials.js";
 
 import { WORK_OPERATIONS as OPS } from "./work.operations.js";
@@ -32,7 +32,7 @@ const itemsOf =
 /** Execute: the provider's status (202 for a handoff) with `{"item": {task, run, outcome, handoff}}`. */
 const executionOf = (data: Record<string, unknown>): RouteOutcome => {
   const { httpStatus, ...item } = fieldOf(data, "executeTask");
-  return { status: httpStatus, body: json({ item: { ...item, task: taskOut(item.task) } }) };
+  return { status: httpStatus, body: json({ item }) };
 };
 
 function filters(query: URLSearchParams, names: string[]): Record<string, string> {
@@ -168,7 +168,7 @@ const taskRoutes: RouteDefinition[] = [
     operation: OPS.machineTasks,
     machineRule: inPath(),
     variables: ({ params, query }) => ({ machineId: params.machineId, ...pageQuery(query), ...filters(query, ["status"]) }),
-    respond: pageOf("machineTasks", taskOut),
+    respond: pageOf("machineTasks"),
   }),
   marketsRoute({ caller: { kind: "machine" },
     method: "POST",
@@ -177,7 +177,7 @@ const taskRoutes: RouteDefinition[] = [
     operation: OPS.createTask,
     machineRule: inPath({ body: { skillKey: "oracle.price-feed" } }),
     variables: ({ params, body }) => ({ machineId: params.machineId, input: pick(bodyObject(body), TASK_SHAPE) }),
-    respond: itemOf("createTask", 201, taskOut),
+    respond: itemOf("createTask", 201),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -185,7 +185,7 @@ const taskRoutes: RouteDefinition[] = [
     operation: OPS.machineTask,
     machineRule: inPath({ params: TASK }),
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
-    respond: itemOf("machineTask", 200, taskOut),
+    respond: itemOf("machineTask", 200),
   }),
   marketsRoute({ caller: { kind: "machine" },
     method: "POST",
@@ -194,7 +194,7 @@ const taskRoutes: RouteDefinition[] = [
     machineRule: inPath({ params: TASK }),
     // No body is read; whatever is sent is ignored.
     variables: ({ params }) => ({ machineId: params.machineId, taskId: params.taskId }),
-    respond: itemOf("discoverTask", 200, taskOut),
+    respond: itemOf("discoverTask", 200),
   }),
   marketsRoute({ caller: { kind: "machine" },
     method: "POST",
@@ -203,7 +203,7 @@ const taskRoutes: RouteDefinition[] = [
     operation: OPS.resolveTask,
     machineRule: inPath({ params: TASK, body: {} }),
     variables: ({ params, body }) => ({ machineId: params.machineId, taskId: params.taskId, ...pick(bodyObject(body, true), { serviceId: "string?" }) }),
-    respond: itemOf("resolveTask", 201, taskOut),
+    respond: itemOf("resolveTask", 201),
   }),
   marketsRoute({ caller: { kind: "machine" },
     method: "POST",

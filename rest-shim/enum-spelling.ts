@@ -1,0 +1,152 @@
+/**
+ * How REST spells GraphQL enum values, keyed by the GraphQL enum type, and the one response mapper that applies it.
+ *
+ * GraphQL enums are UPPER_CASE; the REST documents spell them `lower` (PAYMENT_PENDING -> payment_pending) or
+ * `kebab` (API_KEY -> api-key). Enum types not listed here pass through unchanged: either REST documents them in
+ * GraphQL's spelling, or a route's `respond` reads the GraphQL value itself (see PASS_THROUGH).
+ *
+ * For each operation the shim sends, the enum-typed response paths are computed once from the supergraph schema
+ * (graphql's TypeInfo + visit over the operation document) and cached; `restSpelling(operation, data)` rewrites the
+ * values at those paths before the route's `respond` sees the data. Both spellings are idempotent, so a route that
+ * still lowercases a value itself writes the same bytes.
+ */
+import { getNamedType, isEnumType, parse, TypeInfo, visit, visitWithTypeInfo, type GraphQLSchema } from "graphql";
+import type { ShimOperation } from "./executor.js";
+import { supergraphSchema } from "./openapi/graphql-shapes.js";
+
+export type EnumSpelling = "lower" | "kebab";
+
+/** REST spelling of each GraphQL enum type the REST documents write in lowercase. */
+export const ENUM_SPELLINGS: Readonly<Record<string, EnumSpelling>> = {
+  // Document 1 (verify).
+  VerificationStatus: "lower",
+  IntakeStatus: "lower",
+  // Document 2 (ratings).
+  AmountStatus: "lower",
+  BondStatus: "lower",
+  DataVisibility: "lower",
+  PartnerDataError: "lower",
+  RevenueTrend: "lower",
+  // Markets.
+  MarketTaskStatus: "lower",
+  MarketMachineStatus: "kebab",
+  MachineAgentStatus: "kebab",
+  RuntimeAuthType: "kebab",
+  RuntimeEndpointSource: "kebab",
+  RuntimeEndpointStatus: "kebab",
+  RuntimeNetworkScope: "kebab",
+  StreamDeliverySessionStatus: "lower",
+  StreamListingStatus: "lower",
+  StreamOrderStatus: "lower",
+  StreamPolicyStatus: "lower",
+  StreamSigningKeyStatus: "lower",
+};
+
+/**
+ * Enum types REST writes in their GraphQL spelling on purpose (documented that way, or read by a route's `respond`
+ * in GraphQL's spelling: ratings' `McrRating`, readiness, faucet steps, machine event types).
+ */
+export const PASS_THROUGH: ReadonlySet<string> = new Set([
+  "FundingStatus",
+  "HealthStatus",
+  "MachineEventType",
+  "McrRating",
+  "MonetizationStatus",
+  "RatingsDeployment",
+  "ReadinessStatus",
+]);
+
+/** One GraphQL enum value in the REST spelling of its type. */
+export function spell(typeName: string, value: string): string {
+  const spelling = ENUM_SPELLINGS[typeName];
+  if (spelling === "lower") return value.toLowerCase();
+  if (spelling === "kebab") return value.toLowerCase().replace(/_/g, "-");
+  return value;
+}
+
+/** Response keys down to enum-typed leaves: a nested node, or the enum type's name at a leaf. */
+export interface EnumPathTree {
+  readonly [responseKey: string]: EnumPathTree | string;
+}
+
+/** Every enum-typed response path of an operation document, with the enum type at each. */
+export function enumPaths(document: string, schema: GraphQLSchema = supergraphSchema()): Array<{ path: string[]; type: string }> {
+  const typeInfo = new TypeInfo(schema);
+  const stack: string[] = [];
+  const found: Array<{ path: string[]; type: string }> = [];
+  visit(
+    parse(document),
+    visitWithTypeInfo(typeInfo, {
+      Field: {
+        enter(node) {
+          stack.push(node.alias?.value ?? node.name.value);
+          const type = typeInfo.getType();
+          const named = type ? getNamedType(type) : undefined;
+          if (named && isEnumType(named)) found.push({ path: [...stack], type: named.name });
+        },
+        leave() {
+          stack.pop();
+        },
+      },
+    }),
+  );
+  return found;
+}
+
+function treeOf(paths: Array<{ path: string[]; type: string }>): EnumPathTree | undefined {
+  let tree: Record<string, any> | undefined;
+  for (const { path, type } of paths) {
+    if (ENUM_SPELLINGS[type] === undefined) continue;
+    tree ??= {};
+    let node = tree;
+    path.forEach((key, index) => {
+      if (index === path.length - 1) node[key] = type;
+      else node = node[key] ??= {};
+    });
+  }
+  return tree;
+}
+
+const trees = new Map<string, EnumPathTree | null>();
+
+/** The operation's spelled enum paths, computed once per document. */
+export function enumTreeOf(operation: ShimOperation): EnumPathTree | null {
+  let tree = trees.get(operation.document);
+  if (tree === undefined) {
+    tree = treeOf(enumPaths(operation.document)) ?? null;
+    trees.set(operation.document, tree);
+  }
+  return tree;
+}
+
+type Leaf = (type: string, value: string) => string;
+
+function rewrite(value: unknown, node: EnumPathTree | string, leaf: Leaf): unknown {
+  if (value === null || value === undefined) return value;
+  if (Array.isArray(value)) return value.map((item) => rewrite(item, node, leaf));
+  if (typeof node === "string") return typeof value === "string" ? leaf(node, value) : value;
+  if (typeof value !== "object") return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [key, child] of Object.entries(node)) {
+    if (key in out) out[key] = rewrite(out[key], child, leaf);
+  }
+  return out;
+}
+
+/** The operation's `data` with every enum value in its REST spelling (a copy; `data` itself is left unchanged). */
+export function restSpelling(operation: ShimOperation, data: Record<string, unknown>): Record<string, unknown> {
+  return mapEnums(operation, data, spell);
+}
+
+/** The operation's `data` with `leaf(type, value)` at every registered enum path (the OpenAPI generator marks them). */
+export function mapEnums(operation: ShimOperation, data: Record<string, unknown>, leaf: Leaf): Record<string, unknown> {
+  const tree = enumTreeOf(operation);
+  return tree === null ? data : (rewrite(data, tree, leaf) as Record<string, unknown>);
+}
+
+/** Every value of a registered enum type in its REST spelling, in the schema's order. */
+export function restValues(typeName: string, schema: GraphQLSchema = supergraphSchema()): string[] {
+  const type = schema.getType(typeName);
+  if (!type || !isEnumType(type)) throw new Error(`${typeName} is not an enum type of the supergraph`);
+  return type.getValues().map((value) => spell(typeName, value.name));
+}

@@ -1,0 +1,53 @@
+/**
+ * The REST spelling of GraphQL enums (rest-shim/enum-spelling.ts): the mapper itself, and a walk over every route's
+ * operation proving each enum-typed response path is either spelled by the registry or deliberately passed through,
+ * so a new enum cannot reach REST in UPPER_CASE unnoticed.
+ */
+import { describe, expect, it } from "vitest";
+import { ROUTES } from "../../rest-shim/routes.js";
+import { enumPaths, ENUM_SPELLINGS, PASS_THROUGH, restSpelling, spell } from "../../rest-shim/enum-spelling.js";
+import { supergraphSchema } from "../../rest-shim/openapi/graphql-shapes.js";
+import { isEnumType } from "graphql";
+
+describe("enum spelling registry", () => {
+  it("spells lower and kebab, and passes unlisted types through", () => {
+    expect(spell("MarketTaskStatus", "PAYMENT_PENDING")).toBe("payment_pending");
+    expect(spell("RuntimeAuthType", "API_KEY")).toBe("api-key");
+    expect(spell("McrRating", "AA")).toBe("AA");
+    expect(spell("NoSuchEnum", "X_Y")).toBe("X_Y");
+    // Idempotent: a value already in REST spelling stays as it is.
+    expect(spell("MarketTaskStatus", spell("MarketTaskStatus", "PAYMENT_PENDING"))).toBe("payment_pending");
+    expect(spell("RuntimeAuthType", "api-key")).toBe("api-key");
+  });
+
+  it("lists only enum types the supergraph has", () => {
+    const schema = supergraphSchema();
+    for (const name of [...Object.keys(ENUM_SPELLINGS), ...PASS_THROUGH]) expect(isEnumType(schema.getType(name)), name).toBe(true);
+  });
+
+  it("rewrites enum paths through aliases, lists, inline fragments and nulls, and leaves other fields alone", () => {
+    const operation = {
+      name: "T",
+      document: `query T { page: machineTasks(machineId: "1") { items { id s: status } } }`,
+    };
+    const paths = enumPaths(operation.document);
+    expect(paths).toEqual([{ path: ["page", "items", "s"], type: "MarketTaskStatus" }]);
+    const data = { page: { items: [{ id: "A_B", s: "PAYMENT_PENDING" }, { id: "x", s: null }] } };
+    expect(restSpelling(operation, data)).toEqual({ page: { items: [{ id: "A_B", s: "payment_pending" }, { id: "x", s: null }] } });
+    // The input is not modified.
+    expect(data.page.items[0]!.s).toBe("PAYMENT_PENDING");
+    expect(restSpelling(operation, { page: null })).toEqual({ page: null });
+  });
+});
+
+describe("every REST route's enum-typed response paths", () => {
+  it("have a registry entry or are deliberately passed through", () => {
+    const leaks: string[] = [];
+    for (const route of ROUTES) {
+      for (const { path, type } of enumPaths(route.operation.document)) {
+        if (ENUM_SPELLINGS[type] === undefined && !PASS_THROUGH.has(type)) leaks.push(`${route.method} ${route.path}: ${path.join(".")} (${type})`);
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+});
