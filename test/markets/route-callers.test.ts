@@ -42,6 +42,16 @@ const PUBLIC_WRITES = [
   "POST /api/v1/stream/orders/:orderId/payment",
 ];
 
+/**
+ * One platform for the file: each walk works on its own machines and compares state before and after each request, and
+ * the tests of a file run one after another, so the walks do not disturb each other.
+ */
+let p: MarketsPlatform;
+beforeAll(async () => {
+  p = await startMarketsPlatform();
+}, PLATFORM_START_TIMEOUT_MS);
+afterAll(() => p?.close());
+
 describe("the route table", () => {
   it.each(MARKETS_ROUTES.map((route) => [name(route), route] as const))("%s declares who may call it", (_name, route) => {
     const caller = callerRuleOf(route);
@@ -80,12 +90,6 @@ describe("the route table", () => {
 });
 
 describe("the operator's credential, walked over the route table", () => {
-  let p: MarketsPlatform;
-  beforeAll(async () => {
-    p = await startMarketsPlatform();
-  }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => p?.close());
-
   const OPERATOR_ROUTES = MARKETS_ROUTES.filter((route) => callerRuleOf(route)!.kind === "operator");
 
   it.each(OPERATOR_ROUTES.map((route) => [name(route), route] as const))("%s", async (_name, route) => {
@@ -123,15 +127,12 @@ function requestFor(route: RouteDefinition, machineId: string): { path: string; 
 }
 
 describe("the machine's authority, walked over the route table", () => {
-  let p: MarketsPlatform;
   let mine: string;
   let other: string;
   beforeAll(async () => {
-    p = await startMarketsPlatform();
     mine = (await bindMachine(p, p.machine("active", 0))).id;
     other = (await bindMachine(p, p.machine("active", 1))).id;
   }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => p?.close());
 
   const state = async () => ({
     audit: await prismaOf(p).marketAuditEvent.count(),
@@ -172,13 +173,10 @@ describe("the machine's authority, walked over the route table", () => {
 });
 
 describe("a pairing belongs to its machine", () => {
-  let p: MarketsPlatform;
   let machineId: string;
   beforeAll(async () => {
-    p = await startMarketsPlatform();
     machineId = (await bindMachine(p, p.machine("active", 3))).id;
   }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => p?.close());
 
   it("its own token can neither loosen, pause, resume nor revoke it; the machine's session can", async () => {
     const wallet = Wallet.createRandom();
@@ -225,13 +223,10 @@ describe("GraphQL mutations", () => {
   });
 
   describe("anonymous calls", () => {
-    let p: MarketsPlatform;
     let mine: string;
     beforeAll(async () => {
-      p = await startMarketsPlatform();
       mine = (await bindMachine(p, p.machine("active", 2))).id;
     }, PLATFORM_START_TIMEOUT_MS);
-    afterAll(() => p?.close());
 
     // Mutations whose arguments other than the session are all strings can be called generically.
     const simple = mutations.filter(

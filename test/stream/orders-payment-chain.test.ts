@@ -31,6 +31,16 @@ import {
 const PRICE = "0.75";
 const PRICE_RAW = parseUnits(PRICE, 6);
 
+/**
+ * One default platform for both describes (each binds its own demo machines and seeds its own listings); the
+ * development switch's platform differs in configuration, so it starts its own.
+ */
+let shared: MarketsPlatform;
+beforeAll(async () => {
+  shared = await startMarketsPlatform();
+}, PLATFORM_START_TIMEOUT_MS);
+afterAll(() => shared?.close());
+
 describe("stream order payment proven on chain", () => {
   let p: MarketsPlatform;
   let listing: SeededListing;
@@ -40,7 +50,7 @@ describe("stream order payment proven on chain", () => {
   let stablecoin: Contract;
 
   beforeAll(async () => {
-    p = await startMarketsPlatform();
+    p = shared;
     payments = p.demo.payments!;
     provider = createProvider(p.platform.chain!.rpcUrl, { chainId: p.demo.chainId, timeoutMs: 10_000 });
     payer = new NonceManager(new Wallet(payments.agents[0].privateKey, provider));
@@ -48,9 +58,8 @@ describe("stream order payment proven on chain", () => {
     const seller = await orderSeller(p, 0);
     listing = await seedListing(p, seller, { count: 2, amount: PRICE, currency: "USD" });
   }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(async () => {
+  afterAll(() => {
     provider?.destroy();
-    await p?.close();
   });
 
   const transfer = async (to: string, amount: bigint) => (await minedReceipt(await (stablecoin.connect(payer) as Contract).transfer(to, amount))).hash;
@@ -145,12 +154,11 @@ describe("secure default and the development switch", () => {
   const listings = new Map<MarketsPlatform, SeededListing>();
 
   beforeAll(async () => {
-    p = await startMarketsPlatform();
+    p = shared;
     dev = await startMarketsPlatform({ STREAM_PAYMENT_PROOF_REQUIRED: "false" });
-    for (const platform of [p, dev]) listings.set(platform, await seedListing(platform, await orderSeller(platform, 0), { count: 1, amount: PRICE }));
-  }, 2 * PLATFORM_START_TIMEOUT_MS);
+    for (const platform of [p, dev]) listings.set(platform, await seedListing(platform, await orderSeller(platform, 2), { count: 1, amount: PRICE }));
+  }, PLATFORM_START_TIMEOUT_MS);
   afterAll(async () => {
-    await p?.close();
     await dev?.close();
   });
 
