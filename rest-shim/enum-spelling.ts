@@ -35,6 +35,7 @@ export const ENUM_SPELLINGS: Readonly<Record<string, EnumSpelling>> = {
   RuntimeEndpointSource: "kebab",
   RuntimeEndpointStatus: "kebab",
   RuntimeNetworkScope: "kebab",
+  PurchaseStatus: "lower",
   StreamDeliverySessionStatus: "lower",
   StreamListingStatus: "lower",
   StreamOrderStatus: "lower",

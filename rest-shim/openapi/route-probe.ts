@@ -132,7 +132,7 @@ function annotateEnums(route: RouteDefinition, answers: Map<string, SuccessAnswe
   const visit = (value: unknown, at: JsonSchema | undefined): void => {
     if (at === undefined || value === null) return;
     if (typeof value === "string" && value.startsWith(ENUM_MARK)) {
-      // Matched without case: a route may still lowercase the value itself (the deprecated `enumLower`).
+      // Matched without case: the marker has passed through the route's spelling (lowercased, or kebab-cased).
       const marked = value.slice(ENUM_MARK.length).toLowerCase();
       const type = Object.keys(ENUM_SPELLINGS).find((name) => name.toLowerCase() === marked)!;
       const values: Array<string | null> = restValues(type);

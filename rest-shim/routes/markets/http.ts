@@ -303,15 +303,6 @@ export function enumIn(value: unknown, allowed: readonly string[]): string {
 }
 
 /**
- * A GraphQL enum value (`PAYMENT_PENDING`) lowercased (`payment_pending`).
- * @deprecated Responses get their REST enum spellings from rest-shim/enum-spelling.ts for every route; register the
- * enum type there instead. Kept so that existing calls (idempotent on an already spelled value) still compile.
- */
-export function enumLower(value: string): string {
-  return value.toLowerCase();
-}
-
-/**
  * A route whose body is a list sized by a dataset (chunk IDs, buyer-access entries): a larger JSON body limit than
  * the markets routes' 64 KiB, still bounded. In the split topology the GraphQL listener's own cap
  * (GRAPHQL_MAX_BODY_BYTES) applies on the next hop too.

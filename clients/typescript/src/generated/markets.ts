@@ -9659,7 +9659,8 @@ export interface operations {
                     "application/json": {
                         item: {
                             id: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
                             resource: {
                                 type: string;
                                 listingId: string;
@@ -9753,7 +9754,8 @@ export interface operations {
                     "application/json": {
                         item: {
                             id: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
                             resource: {
                                 type: string;
                                 listingId: string;
@@ -9855,7 +9857,8 @@ export interface operations {
                     "application/json": {
                         item: {
                             id: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
                             resource: {
                                 type: string;
                                 listingId: string;
@@ -9955,7 +9958,8 @@ export interface operations {
                     "application/json": {
                         item: {
                             id: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
                             resource: {
                                 type: string;
                                 listingId: string;

@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../../../json-body.js";
 import { fieldOf, type RouteDefinition, type RouteOutcome } from "../../../route-definition.js";
-import { bodyObject, enumLower, itemOf, marketsRoute, op, withJsonBodyLimit } from "../http.js";
+import { bodyObject, itemOf, marketsRoute, op, withJsonBodyLimit } from "../http.js";
 import { PREPARE_ACCESS_BODY_LIMIT } from "./order.routes.js";
 import { paymentRailResults, purchaseResults } from "./purchase.docs.js";
 import { pairingTokenOf } from "../orders/order.routes.js";
@@ -109,10 +109,6 @@ const itemsOf = (field: string) => (data: Record<string, unknown>): RouteOutcome
 /** The result object as it is (un-enveloped), with `status`. */
 const bare = (field: string, status = 200) => (data: Record<string, unknown>): RouteOutcome => ({ status, body: json(fieldOf(data, field)) });
 
-type Row = Record<string, unknown>;
-/** A purchase as REST spells it (`PAYMENT_PENDING` -> `payment_pending`). */
-export const purchaseOut = (item: Row): Row => ({ ...item, status: enumLower(item.status as string) });
-
 const purchase = (suffix = "") => `/purchases/:purchaseId${suffix}`;
 const NONE = { kind: "none" } as const;
 const MACHINE_SAMPLE = { capabilities: [{ transportId: "tcp", version: "1", params: { addresses: ["127.0.0.1:4001"] } }] };
@@ -152,7 +148,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     // The listing names the seller machine; the service applies rule 1 to it.
     machineRule: NONE,
     variables: ({ headers, body }) => ({ pairingToken: pairingTokenOf(headers), input: bodyObject(body) }),
-    respond: itemOf("createPurchase", 201, purchaseOut),
+    respond: itemOf("createPurchase", 201),
     documentedResults: purchaseResults("createPurchase"),
   }),
   marketsRoute({ caller: { kind: "pairing-or-machine-agent" },
@@ -161,7 +157,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.purchase,
     machineRule: NONE,
     variables: ({ params, headers }) => ({ purchaseId: params.purchaseId, pairingToken: pairingTokenOf(headers), ...machineAgentOf(headers) }),
-    respond: itemOf("purchase", 200, purchaseOut),
+    respond: itemOf("purchase", 200),
     documentedResults: purchaseResults("purchase", true),
   }),
   marketsRoute({ caller: { kind: "pairing" },
@@ -171,7 +167,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.createPurchasePaymentIntent,
     machineRule: NONE,
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
-    respond: itemOf("createPurchasePaymentIntent", 200, purchaseOut),
+    respond: itemOf("createPurchasePaymentIntent", 200),
     documentedResults: purchaseResults("createPurchasePaymentIntent"),
   }),
   marketsRoute({ caller: { kind: "pairing" },
@@ -181,7 +177,7 @@ export const STREAM_PURCHASE_ROUTES: readonly RouteDefinition[] = [
     operation: OPS.submitPurchasePaymentProof,
     machineRule: NONE,
     variables: ({ params, headers, body }) => ({ pairingToken: pairingTokenOf(headers), purchaseId: params.purchaseId, input: bodyObject(body, true) }),
-    respond: itemOf("submitPurchasePaymentProof", 200, purchaseOut),
+    respond: itemOf("submitPurchasePaymentProof", 200),
     documentedResults: purchaseResults("submitPurchasePaymentProof"),
   }),
   marketsRoute({ caller: { kind: "pairing" },

@@ -1,13 +1,6 @@
 /** The named GraphQL operations behind the stream seller routes (rest-shim/routes/markets/stream/seller.routes.ts). */
-import { enumLower, op } from "../http.js";
+import { op } from "../http.js";
 
-type Row = Record<string, unknown>;
-/** A signing key as REST spells it: the GraphQL enum status (`REVOKED`) back to `revoked`. */
-export const keyOut = (key: Row): Row => ({ ...key, status: enumLower(key.status as string) });
-/** A capture policy as REST spells it (`PAUSED` -> `paused`). */
-export const policyOut = (policy: Row): Row => ({ ...policy, status: enumLower(policy.status as string) });
-/** A listing as REST spells it (`INACTIVE` -> `inactive`). */
-export const listingOut = (listing: Row): Row => ({ ...listing, status: enumLower(listing.status as string) });
 
 const KEY = "id machineId agentId keyId algorithm publicKeyHex status revokedAt createdAt";
 const POLICY = "id machineId name status version topicRules buffer payload destinations createdAt updatedAt";

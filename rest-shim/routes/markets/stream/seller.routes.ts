@@ -14,7 +14,7 @@ import { serveChunkDownload, uploadServer } from "../../../stream-data.js";
 import { bearerToken } from "../../../../subgraphs/markets/stream/seller/delivery.token.js";
 import { MAX_CHUNK_SIZE } from "../../../../subgraphs/markets/stream/stream.js";
 import { bodyObject, itemOf, marketsRoute, pageOf, pageQuery, pick, queryParam, upsertedItemOf, withJsonBodyLimit, type View } from "../http.js";
-import { keyOut, listingOut, policyOut, STREAM_SELLER_OPERATIONS as OPS } from "./seller.operations.js";
+import { STREAM_SELLER_OPERATIONS as OPS } from "./seller.operations.js";
 import { fieldOf, type RouteOutcome } from "../../../route-definition.js";
 import { STREAM_DATA_DOCS } from "./seller.docs.js";
 
@@ -63,7 +63,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body);
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), ...pick(source, { keyId: "string", publicKeyHex: "string" }) };
     },
-    respond: created("registerStreamSigningKey", "key", keyOut),
+    respond: created("registerStreamSigningKey", "key"),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -75,7 +75,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body, true);
       return { machineId: params.machineId, keyId: pathParam(params.keyId), ...agentCredentialsOf(headers, source) };
     },
-    respond: itemOf("revokeStreamSigningKey", 200, keyOut),
+    respond: itemOf("revokeStreamSigningKey", 200),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -87,7 +87,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body);
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), input: pick(source, POLICY_SHAPE) };
     },
-    respond: itemOf("createStreamPolicy", 201, policyOut),
+    respond: itemOf("createStreamPolicy", 201),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "GET",
@@ -95,7 +95,7 @@ const ingestRoutes: RouteDefinition[] = [
     operation: OPS.streamPolicies,
     machineRule: guardedPath(),
     variables: ({ params, headers, query }) => ({ machineId: params.machineId, ...agentCredentialsOf(headers), ...pageQuery(query) }),
-    respond: pageOf("streamPolicies", policyOut),
+    respond: pageOf("streamPolicies"),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "PATCH",
@@ -107,7 +107,7 @@ const ingestRoutes: RouteDefinition[] = [
       const source = bodyObject(body);
       return { machineId: params.machineId, policyId: params.policyId, ...agentCredentialsOf(headers, source), input: pick(source, POLICY_SHAPE) };
     },
-    respond: itemOf("updateStreamPolicy", 200, policyOut),
+    respond: itemOf("updateStreamPolicy", 200),
   }),
   marketsRoute({ caller: { kind: "machine-agent" },
     method: "POST",
@@ -224,8 +224,7 @@ const chunkRoutes: RouteDefinition[] = [
 
 /** The listing's chunks page: `{ items, nextCursor?, listingId, machineId, machineDid, signingKeys }`. */
 const listingChunks = (data: Record<string, unknown>): RouteOutcome => {
-  const { nextCursor, ...raw } = fieldOf(data, "streamListingChunks");
-  const page = { ...raw, signingKeys: raw.signingKeys.map(keyOut) };
+  const { nextCursor, ...page } = fieldOf(data, "streamListingChunks");
   return { status: 200, body: json(nextCursor == null ? page : { ...page, nextCursor }) };
 };
 
@@ -245,7 +244,7 @@ const listingRoutes: RouteDefinition[] = [
       input.price = pick(input.price as Record<string, unknown>, { amount: "string", currency: "string" });
       return { machineId: params.machineId, ...agentCredentialsOf(headers, source), input };
     },
-    respond: itemOf("createStreamListing", 201, listingOut),
+    respond: itemOf("createStreamListing", 201),
   }), LISTING_BODY_LIMIT),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -264,7 +263,7 @@ const listingRoutes: RouteDefinition[] = [
         ...pageQuery(query),
       };
     },
-    respond: pageOf("streamListings", listingOut),
+    respond: pageOf("streamListings"),
   }),
   ...(["deactivate", "reactivate"] as const).map((action) =>
     marketsRoute({ caller: { kind: "machine-agent" },
@@ -276,7 +275,7 @@ const listingRoutes: RouteDefinition[] = [
       variables: ({ params, headers, body }) => ({
         machineId: params.machineId, listingId: params.listingId, ...agentCredentialsOf(headers, bodyObject(body, true)),
       }),
-      respond: itemOf(`${action}StreamListing`, 200, listingOut),
+      respond: itemOf(`${action}StreamListing`, 200),
     })),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
@@ -284,7 +283,7 @@ const listingRoutes: RouteDefinition[] = [
     operation: OPS.streamListing,
     machineRule: { kind: "none" },
     variables: ({ params }) => ({ listingId: params.listingId }),
-    respond: itemOf("streamListing", 200, listingOut),
+    respond: itemOf("streamListing", 200),
   }),
   marketsRoute({ caller: { kind: "public", reason: "a read" },
     method: "GET",
