@@ -12,7 +12,7 @@ import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { AnswerStore, type AnswerVersions } from "./answer-reuse.js";
 import { BODY_TOO_LARGE, type ReadBody } from "./body.js";
 import type { PreparedResponse } from "./errors/table.js";
-import { restSpelling } from "./enum-spelling.js";
+import { restSpelling } from "./routes/enum-spelling.js";
 import { ExecutorUnavailableError, type GraphQLExecutor, type OperationResult } from "./executor.js";
 import { announcesBody, compileRequestCheck, hasRequestRules, type Rejection } from "./http-rules.js";
 import { RouteInputError } from "./json-body.js";
@@ -152,7 +152,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     if (route.raw) return serveRaw(route, request, reply, result.data, variables, deps, answer);
     let outcome: RouteOutcome;
     try {
-      // Enum values in their REST spelling for every route (enum-spelling.ts), before the route shapes its body.
+      // Enum values in their REST spelling for every route (routes/enum-spelling.ts), before the route shapes its body.
       outcome = route.respond(restSpelling(route.operation, result.data));
     } catch (error) {
       return answer(reply, errors.internal, errorName(error));

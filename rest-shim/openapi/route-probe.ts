@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RouteInputError } from "../json-body.js";
 import type { RouteDefinition } from "../route-definition.js";
-import { ENUM_SPELLINGS, mapEnums, restSpelling, restValues } from "../enum-spelling.js";
+import { ENUM_SPELLINGS, mapEnums, restSpelling, restValues } from "../routes/enum-spelling.js";
 import { sampleData, type SampleVariant } from "./graphql-shapes.js";
 import { inferSchema, mergeSchemas, type JsonSchema } from "./json-schema.js";
 import type { ExampleRequest } from "./examples.js";
@@ -114,7 +114,7 @@ export function probeSuccess(route: RouteDefinition): Map<string, SuccessAnswer>
 const ENUM_MARK = "\u0000enum:";
 
 /**
- * Writes `enum: [...]` (REST spellings, enum-spelling.ts) into the success schemas wherever `respond` puts a value of
+ * Writes `enum: [...]` (REST spellings, routes/enum-spelling.ts) into the success schemas wherever `respond` puts a value of
  * a registered enum type: `respond` runs once more on the full sample with each such value replaced by a marker
  * naming its type, and the schema gets the list at each place a marker comes out.
  */

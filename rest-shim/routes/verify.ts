@@ -44,7 +44,7 @@ const VERIFY_REJECTIONS = {
   tooLarge: "REQUEST_TOO_LARGE",
 } as const satisfies Record<Rejection, string>;
 
-/** The verification record as its REST body (statuses already in their REST spelling, rest-shim/enum-spelling.ts). */
+/** The verification record as its REST body (statuses already in their REST spelling, rest-shim/routes/enum-spelling.ts). */
 export function verificationRecordJson(data: Record<string, unknown>): Buffer {
   return Buffer.from(JSON.stringify(fieldOf(data, "machineVerification")), "utf8");
 }

@@ -1,11 +1,11 @@
 /**
- * The REST spelling of GraphQL enums (rest-shim/enum-spelling.ts): the mapper itself, and a walk over every route's
+ * The REST spelling of GraphQL enums (rest-shim/routes/enum-spelling.ts): the mapper itself, and a walk over every route's
  * operation proving each enum-typed response path is either spelled by the registry or deliberately passed through,
  * so a new enum cannot reach REST in UPPER_CASE unnoticed.
  */
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "../../rest-shim/routes.js";
-import { enumPaths, ENUM_SPELLINGS, PASS_THROUGH, restSpelling, spell } from "../../rest-shim/enum-spelling.js";
+import { enumPaths, ENUM_SPELLINGS, PASS_THROUGH, restSpelling, spell } from "../../rest-shim/routes/enum-spelling.js";
 import { supergraphSchema } from "../../rest-shim/openapi/graphql-shapes.js";
 import { isEnumType } from "graphql";
 

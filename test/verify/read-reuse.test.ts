@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERIFY_OPERATIONS, verificationRecordJson } from "../../rest-shim/routes/verify.js";
-import { restSpelling } from "../../rest-shim/enum-spelling.js";
+import { restSpelling } from "../../rest-shim/routes/enum-spelling.js";
 import { mineBlock } from "../support/chain.js";
 import { runCli } from "../support/cli.js";
 import { GENEROUS_LIMITS } from "../support/config.js";

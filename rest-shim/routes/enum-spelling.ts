@@ -11,8 +11,8 @@
  * still lowercases a value itself writes the same bytes.
  */
 import { getNamedType, isEnumType, parse, TypeInfo, visit, visitWithTypeInfo, type GraphQLSchema } from "graphql";
-import type { ShimOperation } from "./executor.js";
-import { supergraphSchema } from "./openapi/graphql-shapes.js";
+import type { ShimOperation } from "../executor.js";
+import { supergraphSchema } from "../openapi/graphql-shapes.js";
 
 export type EnumSpelling = "lower" | "kebab";
 
