@@ -5,10 +5,8 @@
  * `DeliveryTransport`; REST keeps its spellings (`payment_pending`) and only GET of a purchase adds the deadline.
  * Real sockets, real database, real chain.
  */
-import { ApolloGateway } from "@apollo/gateway";
-import { graphql as execute } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCommittedSupergraph } from "../../gateway/compose.js";
+import { introspectServedSchema, typeFields as fields } from "../support/served-schema.js";
 import { graphql } from "../support/platform.js";
 import { agentHeaders, api, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 import { createMarket, purchaseBody, type Market } from "../stream/purchases-helpers.js";
@@ -29,20 +27,13 @@ describe("purchases: typed fields through the gateway", () => {
   afterAll(() => p?.close());
 
   it("introspection: purchase operations answer object types, status is PurchaseStatus, instants are DateTime", async () => {
-    const fields = (name: string) => `${name}: __type(name: "${name}") { kind fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } }`;
     const query = `{
       ${["Purchase", "DeliveryTransport", "Query", "Mutation"].map(fields).join("\n")}
       rails: __type(name: "PaymentRail") { kind possibleTypes { name } }
       status: __type(name: "PurchaseStatus") { kind enumValues { name } }
     }`;
-    const gateway = new ApolloGateway({ supergraphSdl: await readCommittedSupergraph() });
-    const { schema } = await gateway.load();
-    const body = await execute({ schema, source: query });
-    await gateway.stop();
-    expect(body.errors).toBeUndefined();
-    const t = body.data as Record<string, any>;
-    const named = (type: any): string => (type.kind === "NON_NULL" ? `${named(type.ofType)}!` : type.kind === "LIST" ? `[${named(type.ofType)}]` : type.name);
-    const shape = (name: string) => Object.fromEntries(t[name].fields.map((f: any) => [f.name, named(f.type)]));
+    const { errors, data: t, shape } = await introspectServedSchema(query);
+    expect(errors).toBeUndefined();
 
     expect(shape("Query")).toMatchObject({ purchase: "Purchase!", paymentRails: "[PaymentRail!]!", deliveryTransports: "[DeliveryTransport!]!" });
     expect(shape("Mutation")).toMatchObject({ createPurchase: "Purchase!", createPurchasePaymentIntent: "Purchase!", submitPurchasePaymentProof: "Purchase!" });

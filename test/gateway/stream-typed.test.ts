@@ -4,10 +4,8 @@
  * (createdAt + STREAM_ORDER_PAYMENT_TTL_SECONDS); the REST routes keep their spellings (`payment_pending`) and GET
  * of the order carries the same deadline. Real sockets, real database, real chain.
  */
-import { ApolloGateway } from "@apollo/gateway";
-import { graphql as execute } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCommittedSupergraph } from "../../gateway/compose.js";
+import { introspectServedSchema, sdlType, typeFields as fields } from "../support/served-schema.js";
 import { graphql } from "../support/platform.js";
 import {
   accessFor,
@@ -92,7 +90,6 @@ describe("stream orders: typed fields through the gateway", () => {
   });
 
   it("introspection of the served API schema: the delivery is typed, instants are DateTime, statuses are enums, signed or free-form JSON stays JSONObject", async () => {
-    const fields = (name: string) => `${name}: __type(name: "${name}") { kind fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } }`;
     const query = `{
       ${["StreamOrderDelivery", "StreamPlatformDelivery", "StreamSellerDelivery", "StreamDeliveryChunk", ...Object.keys(INSTANTS)].map(fields).join("\n")}
       union: __type(name: "StreamDelivery") { kind possibleTypes { name } }
@@ -101,16 +98,8 @@ describe("stream orders: typed fields through the gateway", () => {
       keyStatus: __type(name: "StreamSigningKeyStatus") { kind enumValues { name } }
       mutation: __type(name: "Mutation") { fields { name type { kind name ofType { kind name } } args { name description type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
     }`;
-    // The API schema the gateway serves, built by the gateway library from the committed supergraph (introspection is
-    // off on this suite's production-mode gateway); the queries below prove the same types are served.
-    const gateway = new ApolloGateway({ supergraphSdl: await readCommittedSupergraph() });
-    const { schema } = await gateway.load();
-    const body = await execute({ schema, source: query });
-    await gateway.stop();
-    expect(body.errors).toBeUndefined();
-    const t = body.data as Record<string, any>;
-    const named = (type: any): string => (type.kind === "NON_NULL" ? `${named(type.ofType)}!` : type.kind === "LIST" ? `[${named(type.ofType)}]` : type.name);
-    const shape = (name: string) => Object.fromEntries(t[name].fields.map((f: any) => [f.name, named(f.type)]));
+        const { errors, data: t, shape } = await introspectServedSchema(query);
+    expect(errors).toBeUndefined();
 
     expect(shape("StreamOrderDelivery")).toEqual({
       orderId: "String!", listingId: "String!", machineId: "String!", buyerId: "String!", buyerPublicKeyHex: "String!",
@@ -144,7 +133,7 @@ describe("stream orders: typed fields through the gateway", () => {
     expect(shape("StreamSigningKey").status).toBe("StreamSigningKeyStatus!");
 
     const mutation = Object.fromEntries(t.mutation.fields.map((f: any) => [f.name, f]));
-    expect(named(mutation.streamOrderDelivery.type)).toBe("StreamOrderDelivery!");
+    expect(sdlType(mutation.streamOrderDelivery.type)).toBe("StreamOrderDelivery!");
     // Signed documents and service-validated items stay JSON (REST keeps its documented errors); each says why.
     const arg = (field: string, name: string) => mutation[field].args.find((a: any) => a.name === name);
     for (const [field, name, type, says] of [
@@ -155,7 +144,7 @@ describe("stream orders: typed fields through the gateway", () => {
       ["registerStreamChunk", "metadata", "JSONObject", /Free-form/],
       ["uploadStreamBuyerAccess", "access", "JSONObject!", /validates/],
     ] as const) {
-      expect([field, name, named(arg(field, name).type)]).toEqual([field, name, type]);
+      expect([field, name, sdlType(arg(field, name).type)]).toEqual([field, name, type]);
       expect(arg(field, name).description).toMatch(says);
     }
   });
