@@ -28,6 +28,8 @@ export const ENUM_SPELLINGS: Readonly<Record<string, EnumSpelling>> = {
   PartnerDataError: "lower",
   RevenueTrend: "lower",
   // Markets.
+  MarketOrderStatus: "lower",
+  MarketPaymentStatus: "lower",
   MarketTaskStatus: "lower",
   MarketMachineStatus: "kebab",
   MachineAgentStatus: "kebab",

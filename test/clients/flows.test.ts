@@ -26,7 +26,7 @@ import {
   type FlowProgress,
   type MarketsClient,
 } from "../../clients/typescript/src/index.js";
-import { MachineAcrossSubgraphsDocument, MarketMachineWithOrdersDocument, PendingChipEvidenceDocument } from "../../clients/graphql/generated/graphql.js";
+import { MachineAcrossSubgraphsDocument, MarketMachineWithOrdersDocument, MarketOrderStatus, PendingChipEvidenceDocument } from "../../clients/graphql/generated/graphql.js";
 import { DEV_OPERATOR_TOKEN } from "../../subgraphs/shared/config.js";
 import { bindMachine, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 
@@ -201,7 +201,7 @@ describe("machine authority, pairing and market orders", () => {
     expect(pendingChipEvidence.map((e) => e.machineId)).toContain(p.machine("active", 1).machineId);
     const { marketMachine, marketOrders } = await query(MarketMachineWithOrdersDocument, { id: machineId, limit: 50 });
     expect(marketMachine.id).toBe(machineId);
-    const confirmed = marketOrders.items.filter((order) => order.status === "confirmed");
+    const confirmed = marketOrders.items.filter((order) => order.status === MarketOrderStatus.Confirmed);
     expect(confirmed.length).toBeGreaterThanOrEqual(4);
   });
 

@@ -307,7 +307,7 @@ describe(`the arbiter resolves disputed orders (${usesPostgres ? "PostgreSQL" : 
     expect(bad.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
     expect(await snapshot(orderId)).toEqual(before);
     const done = await graphql(p.graphql, mutation, { t: DEV_OPERATOR_TOKEN, o: orderId, d: "refund", r: "by GraphQL" });
-    expect(done.body.data.resolveMarketOrderDispute).toMatchObject({ order: { status: "cancelled", resolution: { reason: "by GraphQL" } }, payment: { status: "refunded" } });
+    expect(done.body.data.resolveMarketOrderDispute).toMatchObject({ order: { status: "CANCELLED", resolution: { reason: "by GraphQL" } }, payment: { status: "REFUNDED" } });
   }, 90_000);
 
   it("cli market resolve: the operator releases a disputed order end to end; a wrong token exits 1 naming the code", async () => {

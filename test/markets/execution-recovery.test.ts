@@ -164,9 +164,14 @@ describe("executions past their deadline are recovered once, the provider called
   it("lazily: the next call on the order (a GraphQL read) recovers it and refunds it without the job", async () => {
     const { orderId, answer } = await stalledOrder();
     const calls = provider.calls();
+    // While executing, the order answers its claim's deadline (REST and GraphQL); once recovered, null.
+    const stored = (await prismaOf(p).marketOrder.findUniqueOrThrow({ where: { id: orderId } })).executingDeadline!.toISOString();
+    expect(expectOk(await api(p, "GET", `/market/orders/${orderId}`)).item).toMatchObject({ status: "executing", executingDeadline: stored });
+    const query = `query($id: String!) { marketOrder(orderId: $id) { id status executingDeadline } }`;
+    expect((await graphql(p.graphql, query, { id: orderId })).body.data.marketOrder).toMatchObject({ status: "EXECUTING", executingDeadline: stored });
     clock.advance(DEADLINE_MS);
-    const read = await graphql(p.graphql, `query($id: String!) { marketOrder(orderId: $id) { id status } }`, { id: orderId });
-    expect(read.body.data.marketOrder.status).toBe("failed");
+    const read = await graphql(p.graphql, query, { id: orderId });
+    expect(read.body.data.marketOrder).toMatchObject({ status: "FAILED", executingDeadline: null });
     expect(await escrowState(orderId)).toBe("refunded");
     // Refunded by the recovery already: the agent's refund call is refused and changes nothing.
     const events = await kinds("orderId", orderId);

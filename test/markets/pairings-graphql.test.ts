@@ -46,7 +46,7 @@ describe("pairings and orders on GraphQL, pairing verification off", () => {
     const record = nested.body.data.machine.marketMachine;
     expect(record.id).toBe(machine.id);
     expect(record.agentPairings.items).toContainEqual({ id: pairing.id, status: "active", hasAuthToken: true });
-    expect(record.openOrders.items).toContainEqual({ id: order.id, status: "created" });
+    expect(record.openOrders.items).toContainEqual({ id: order.id, status: "CREATED" });
 
     // Closed orders leave the open list.
     expectOk(await api(p, "POST", `/market/orders/${order.id}/cancel`, undefined, agentHeaders(pairing.pairingToken)));
@@ -62,10 +62,11 @@ describe("pairings and orders on GraphQL, pairing verification off", () => {
     const intent = `mutation ($t: String, $o: String!) { createPaymentIntent(pairingToken: $t, orderId: $o) { orderStatus payment { status rail } } }`;
     expect((await graphql(p.graphql, intent, { t: null, o: order.id })).body.errors?.[0]?.extensions?.code).toBe("AGENT_AUTH_REQUIRED");
     expect((await graphql(p.graphql, intent, { t: token, o: order.id })).body.data.createPaymentIntent).toEqual({
-      orderStatus: "ready",
-      payment: { status: "not_required", rail: "not-required" },
+      orderStatus: "READY",
+      payment: { status: "NOT_REQUIRED", rail: "not-required" },
     });
-    const read = await graphql(p.graphql, `query ($o: String!) { marketOrder(orderId: $o) { status } marketOrderPayment(orderId: $o) { status } }`, { o: order.id });
-    expect(read.body.data).toEqual({ marketOrder: { status: "ready" }, marketOrderPayment: { status: "not_required" } });
+    const read = await graphql(p.graphql, `query ($o: String!) { marketOrder(orderId: $o) { status executingDeadline } marketOrderPayment(orderId: $o) { status } }`, { o: order.id });
+    // Statuses are enums in GraphQL (REST writes them in lowercase); a ready order has no execution deadline.
+    expect(read.body.data).toEqual({ marketOrder: { status: "READY", executingDeadline: null }, marketOrderPayment: { status: "NOT_REQUIRED" } });
   });
 });

@@ -802,6 +802,8 @@ export type MarketOrder = {
   budget?: Maybe<Scalars['JSONObject']['output']>;
   createdAt: Scalars['DateTime']['output'];
   errorMessage?: Maybe<Scalars['String']['output']>;
+  /** While EXECUTING: when the execution claim lapses and the order is recovered (failed, its payment refunded); null otherwise. */
+  executingDeadline?: Maybe<Scalars['DateTime']['output']>;
   executionMode: Scalars['String']['output'];
   handoff?: Maybe<Scalars['JSONObject']['output']>;
   id: Scalars['String']['output'];
@@ -824,8 +826,7 @@ export type MarketOrder = {
   serviceType: Scalars['String']['output'];
   skillKey: Scalars['String']['output'];
   spend: MarketOrderSpend;
-  /** created | payment_pending | ready | executing | delivered | confirmed | handoff | disputed | failed | cancelled. */
-  status: Scalars['String']['output'];
+  status: MarketOrderStatus;
   taskId?: Maybe<Scalars['String']['output']>;
   updatedAt: Scalars['DateTime']['output'];
 };
@@ -842,6 +843,20 @@ export type MarketOrderSpend = {
   amount: Scalars['String']['output'];
   currency?: Maybe<Scalars['String']['output']>;
 };
+
+/** CREATED → PAYMENT_PENDING → READY → EXECUTING → DELIVERED → CONFIRMED, or HANDOFF, DISPUTED, FAILED, CANCELLED (REST: lowercase). */
+export enum MarketOrderStatus {
+  Cancelled = 'CANCELLED',
+  Confirmed = 'CONFIRMED',
+  Created = 'CREATED',
+  Delivered = 'DELIVERED',
+  Disputed = 'DISPUTED',
+  Executing = 'EXECUTING',
+  Failed = 'FAILED',
+  Handoff = 'HANDOFF',
+  PaymentPending = 'PAYMENT_PENDING',
+  Ready = 'READY'
+}
 
 /** What a run produced. kind: provider-response | handoff | error. */
 export type MarketOutcome = {
@@ -879,8 +894,7 @@ export type MarketPayment = {
   proofMode?: Maybe<Scalars['String']['output']>;
   rail: Scalars['String']['output'];
   required: Scalars['Boolean']['output'];
-  /** intent_created | held | release_pending | released | not_required | refunded | frozen | lock_pending | refund_pending. */
-  status: Scalars['String']['output'];
+  status: MarketPaymentStatus;
   token?: Maybe<Scalars['String']['output']>;
   txHash?: Maybe<Scalars['String']['output']>;
   updatedAt: Scalars['DateTime']['output'];
@@ -893,6 +907,19 @@ export type MarketPaymentHint = {
   /** The MarketPaymentRailTypes the service accepts (absent: defaultRail only). */
   supportedRails?: Maybe<Array<Scalars['String']['output']>>;
 };
+
+/** A payment's state (REST: lowercase). */
+export enum MarketPaymentStatus {
+  Frozen = 'FROZEN',
+  Held = 'HELD',
+  IntentCreated = 'INTENT_CREATED',
+  LockPending = 'LOCK_PENDING',
+  NotRequired = 'NOT_REQUIRED',
+  Refunded = 'REFUNDED',
+  RefundPending = 'REFUND_PENDING',
+  Released = 'RELEASED',
+  ReleasePending = 'RELEASE_PENDING'
+}
 
 /** A cross-cutting policy. kind: spend | access | routing | compliance | custom; status: active | disabled. */
 export type MarketPolicy = {
@@ -1964,7 +1991,7 @@ export enum PartnerDataError {
 /** A payment intent's answer: the payment and the order's status after it. */
 export type PaymentIntentResult = {
   __typename?: 'PaymentIntentResult';
-  orderStatus: Scalars['String']['output'];
+  orderStatus: MarketOrderStatus;
   payment: MarketPayment;
 };
 
@@ -3193,7 +3220,7 @@ export type MarketMachineWithOrdersQueryVariables = Exact<{
 }>;
 
 
-export type MarketMachineWithOrdersQuery = { __typename?: 'Query', marketMachine: { __typename?: 'MarketMachine', id: string, displayName: string, skillKeys: Array<string> }, marketOrders: { __typename?: 'MarketOrderPage', nextCursor?: string | null, items: Array<{ __typename?: 'MarketOrder', id: string, status: string, skillKey: string }> } };
+export type MarketMachineWithOrdersQuery = { __typename?: 'Query', marketMachine: { __typename?: 'MarketMachine', id: string, displayName: string, skillKeys: Array<string> }, marketOrders: { __typename?: 'MarketOrderPage', nextCursor?: string | null, items: Array<{ __typename?: 'MarketOrder', id: string, status: MarketOrderStatus, skillKey: string }> } };
 
 
 export const MachineAcrossSubgraphsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"MachineAcrossSubgraphs"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"machineId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"machine"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"machineId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"machineId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"machineId"}},{"kind":"Field","name":{"kind":"Name","value":"verification"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"machineDid"}},{"kind":"Field","name":{"kind":"Name","value":"didController"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"address"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"rating"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"mcrScore"}},{"kind":"Field","name":{"kind":"Name","value":"bondStatus"}}]}},{"kind":"Field","name":{"kind":"Name","value":"monetization"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}}]}},{"kind":"Field","name":{"kind":"Name","value":"marketMachine"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]}}]} as unknown as DocumentNode<MachineAcrossSubgraphsQuery, MachineAcrossSubgraphsQueryVariables>;

@@ -50,6 +50,8 @@ export function orderView(o: OrderRow) {
     executionMode: o.executionMode,
     integrationStatus: o.integrationStatus,
     status: o.status,
+    // Only while the execution claim holds: the stored instant stays on the row afterwards, as a record.
+    executingDeadline: o.status === "executing" ? (o.executingDeadline?.toISOString() ?? null) : null,
     input: o.input as JsonObject,
     budget: (o.budget as JsonObject | null) ?? null,
     payment: o.payment as JsonObject,

@@ -1,12 +1,29 @@
-import { Field, InputType, Int, ObjectType } from "type-graphql";
+import { Field, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { MarketHandoff } from "../work/catalogue.type.js";
 import { MarketOutcome, MarketRun, MarketTask } from "../work/task.type.js";
 import { DateTimeScalar } from "../../shared/date-time.scalar.js";
+import { ORDER_STATUSES, PAYMENT_STATUSES } from "./order.states.js";
 
 const S = () => String;
 const N = { nullable: true } as const;
 const J = () => JSONObjectScalar;
+
+/** An enum whose names are the UPPER_CASE spellings and whose internal values the stored lowercase ones. */
+const storedSpellings = <T extends string>(values: readonly T[]) =>
+  Object.fromEntries(values.map((value) => [value.toUpperCase(), value])) as Record<Uppercase<T>, T>;
+
+/**
+ * An order's and a payment's states (order.states.ts). Services, rows and audit payloads keep the lowercase
+ * spellings; GraphQL answers the UPPER_CASE names and the REST shim writes them back in lowercase.
+ */
+export const MarketOrderStatus = storedSpellings(ORDER_STATUSES);
+registerEnumType(MarketOrderStatus, {
+  name: "MarketOrderStatus",
+  description: "CREATED → PAYMENT_PENDING → READY → EXECUTING → DELIVERED → CONFIRMED, or HANDOFF, DISPUTED, FAILED, CANCELLED (REST: lowercase).",
+});
+export const MarketPaymentStatus = storedSpellings(PAYMENT_STATUSES);
+registerEnumType(MarketPaymentStatus, { name: "MarketPaymentStatus", description: "A payment's state (REST: lowercase)." });
 
 @ObjectType({ description: "What an order counts against its pairing's delegation limits." })
 export class MarketOrderSpend {
@@ -28,8 +45,9 @@ export class MarketOrder {
   @Field(S) operation!: string;
   @Field(S) executionMode!: string;
   @Field(S) integrationStatus!: string;
-  @Field(S, { description: "created | payment_pending | ready | executing | delivered | confirmed | handoff | disputed | failed | cancelled." })
-  status!: string;
+  @Field(() => MarketOrderStatus) status!: string;
+  @Field(() => DateTimeScalar, { nullable: true, description: "While EXECUTING: when the execution claim lapses and the order is recovered (failed, its payment refunded); null otherwise." })
+  executingDeadline!: string | null;
   @Field(J) input!: Record<string, unknown>;
   @Field(J, N) budget!: Record<string, unknown> | null;
   @Field(J, { description: "The service's payment recommendation: defaultRail, required, supportedRails." }) payment!: Record<string, unknown>;
@@ -59,7 +77,7 @@ export class MarketPayment {
   @Field(S) orderId!: string;
   @Field(S) machineId!: string;
   @Field(S) rail!: string;
-  @Field(S, { description: "intent_created | held | release_pending | released | not_required | refunded | frozen | lock_pending | refund_pending." }) status!: string;
+  @Field(() => MarketPaymentStatus) status!: string;
   @Field(() => Boolean) required!: boolean;
   @Field(() => String, N) amount!: string | null;
   @Field(() => String, N) currency!: string | null;
@@ -79,7 +97,7 @@ export class MarketPayment {
 @ObjectType({ description: "A payment intent's answer: the payment and the order's status after it." })
 export class PaymentIntentResult {
   @Field(() => MarketPayment) payment!: MarketPayment;
-  @Field(S) orderStatus!: string;
+  @Field(() => MarketOrderStatus) orderStatus!: string;
 }
 
 @ObjectType({ description: "An order's execution: the order after it, and the task, run, outcome (as task execute)." })

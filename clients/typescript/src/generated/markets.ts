@@ -1048,7 +1048,7 @@ export interface paths {
          *     ```graphql
          *     query MarketOrders($machineId: String!, $limit: Int, $cursor: String) {
          *       marketOrders(machineId: $machineId, limit: $limit, cursor: $cursor) { items { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt } nextCursor }
          *     }
          *     ```
@@ -1062,7 +1062,7 @@ export interface paths {
          *     ```graphql
          *     mutation CreateMarketOrder($pairingToken: String, $input: CreateMarketOrderInput!) {
          *       createMarketOrder(pairingToken: $pairingToken, input: $input) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt }
          *     }
          *     ```
@@ -1087,7 +1087,7 @@ export interface paths {
          *
          *     ```graphql
          *     query MarketOrder($orderId: String!) { marketOrder(orderId: $orderId) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt } }
          *     ```
          */
@@ -1169,7 +1169,7 @@ export interface paths {
          *     mutation ExecuteMarketOrder($pairingToken: String, $orderId: String!) {
          *       executeMarketOrder(pairingToken: $pairingToken, orderId: $orderId) {
          *         httpStatus order { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt } task { id machineId skillKey operation input status executingDeadline candidates { serviceId providerKey executionMode operation score reasons }
          *       routeId route { id machineId taskId serviceId skillKey providerKey executionMode operation score createdAt } createdAt updatedAt } run { id machineId taskId routeId providerKey executionMode status httpStatus errorReason startedAt finishedAt } outcome { id machineId taskId runId kind result createdAt } handoff { label url notes }
          *       }
@@ -1198,7 +1198,7 @@ export interface paths {
          *
          *     ```graphql
          *     mutation ConfirmMarketOrder($pairingToken: String, $orderId: String!) { confirmMarketOrder(pairingToken: $pairingToken, orderId: $orderId) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt } }
          *     ```
          */
@@ -1225,7 +1225,7 @@ export interface paths {
          *     ```graphql
          *     mutation DisputeMarketOrder($pairingToken: String, $orderId: String!, $reason: String) {
          *       disputeMarketOrder(pairingToken: $pairingToken, orderId: $orderId, reason: $reason) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt }
          *     }
          *     ```
@@ -1252,7 +1252,7 @@ export interface paths {
          *
          *     ```graphql
          *     mutation CancelMarketOrder($pairingToken: String, $orderId: String!) { cancelMarketOrder(pairingToken: $pairingToken, orderId: $orderId) { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt } }
          *     ```
          */
@@ -1279,7 +1279,7 @@ export interface paths {
          *     ```graphql
          *     mutation ResolveMarketOrderDispute($operatorToken: String, $orderId: String!, $decision: String, $reason: String) {
          *       resolveMarketOrderDispute(operatorToken: $operatorToken, orderId: $orderId, decision: $decision, reason: $reason) { order { id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-         *       integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+         *       integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
          *       errorMessage resolution createdAt updatedAt } payment { id orderId machineId rail status required amount currency chainId token payee payer amountRaw txHash proofMode
          *       escrowRef details createdAt updatedAt } }
          *     }
@@ -6128,7 +6128,10 @@ export interface operations {
                             operation: string;
                             executionMode: string;
                             integrationStatus: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             input: {
                                 [key: string]: unknown;
                             };
@@ -6235,7 +6238,10 @@ export interface operations {
                             operation: string;
                             executionMode: string;
                             integrationStatus: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             input: {
                                 [key: string]: unknown;
                             };
@@ -6322,7 +6328,10 @@ export interface operations {
                             operation: string;
                             executionMode: string;
                             integrationStatus: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             input: {
                                 [key: string]: unknown;
                             };
@@ -6401,7 +6410,8 @@ export interface operations {
                             orderId: string;
                             machineId: string;
                             rail: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "intent_created" | "held" | "release_pending" | "released" | "not_required" | "refunded" | "frozen" | "refund_pending" | "lock_pending";
                             required: boolean;
                             amount: null | string;
                             currency: null | string;
@@ -6478,7 +6488,8 @@ export interface operations {
                                 orderId: string;
                                 machineId: string;
                                 rail: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "intent_created" | "held" | "release_pending" | "released" | "not_required" | "refunded" | "frozen" | "refund_pending" | "lock_pending";
                                 required: boolean;
                                 amount: null | string;
                                 currency: null | string;
@@ -6498,7 +6509,8 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            orderStatus: string;
+                            /** @enum {string} */
+                            orderStatus: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                         };
                     };
                 };
@@ -6570,7 +6582,10 @@ export interface operations {
                                 operation: string;
                                 executionMode: string;
                                 integrationStatus: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                                /** Format: date-time */
+                                executingDeadline: null | string;
                                 input: {
                                     [key: string]: unknown;
                                 };
@@ -6718,7 +6733,10 @@ export interface operations {
                             operation: string;
                             executionMode: string;
                             integrationStatus: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             input: {
                                 [key: string]: unknown;
                             };
@@ -6815,7 +6833,10 @@ export interface operations {
                             operation: string;
                             executionMode: string;
                             integrationStatus: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             input: {
                                 [key: string]: unknown;
                             };
@@ -6904,7 +6925,10 @@ export interface operations {
                             operation: string;
                             executionMode: string;
                             integrationStatus: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                            /** Format: date-time */
+                            executingDeadline: null | string;
                             input: {
                                 [key: string]: unknown;
                             };
@@ -7000,7 +7024,10 @@ export interface operations {
                                 operation: string;
                                 executionMode: string;
                                 integrationStatus: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
+                                /** Format: date-time */
+                                executingDeadline: null | string;
                                 input: {
                                     [key: string]: unknown;
                                 };
@@ -7038,7 +7065,8 @@ export interface operations {
                                 orderId: string;
                                 machineId: string;
                                 rail: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "intent_created" | "held" | "release_pending" | "released" | "not_required" | "refunded" | "frozen" | "refund_pending" | "lock_pending";
                                 required: boolean;
                                 amount: string;
                                 currency: string;
@@ -7116,7 +7144,8 @@ export interface operations {
                                 orderId: string;
                                 machineId: string;
                                 rail: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "intent_created" | "held" | "release_pending" | "released" | "not_required" | "refunded" | "frozen" | "refund_pending" | "lock_pending";
                                 required: boolean;
                                 amount: null | string;
                                 currency: null | string;
@@ -7136,7 +7165,8 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            orderStatus: string;
+                            /** @enum {string} */
+                            orderStatus: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                         };
                     };
                 };
@@ -7195,7 +7225,8 @@ export interface operations {
                                 orderId: string;
                                 machineId: string;
                                 rail: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "intent_created" | "held" | "release_pending" | "released" | "not_required" | "refunded" | "frozen" | "refund_pending" | "lock_pending";
                                 required: boolean;
                                 amount: null | string;
                                 currency: null | string;
@@ -7215,7 +7246,8 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            orderStatus: string;
+                            /** @enum {string} */
+                            orderStatus: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                         };
                     };
                 };
@@ -7266,7 +7298,8 @@ export interface operations {
                                 orderId: string;
                                 machineId: string;
                                 rail: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "intent_created" | "held" | "release_pending" | "released" | "not_required" | "refunded" | "frozen" | "refund_pending" | "lock_pending";
                                 required: boolean;
                                 amount: null | string;
                                 currency: null | string;
@@ -7286,7 +7319,8 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            orderStatus: string;
+                            /** @enum {string} */
+                            orderStatus: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                         };
                     };
                 };
@@ -7337,7 +7371,8 @@ export interface operations {
                                 orderId: string;
                                 machineId: string;
                                 rail: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "intent_created" | "held" | "release_pending" | "released" | "not_required" | "refunded" | "frozen" | "refund_pending" | "lock_pending";
                                 required: boolean;
                                 amount: null | string;
                                 currency: null | string;
@@ -7357,7 +7392,8 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            orderStatus: string;
+                            /** @enum {string} */
+                            orderStatus: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                         };
                     };
                 };

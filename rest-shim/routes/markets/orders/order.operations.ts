@@ -5,7 +5,7 @@ const POLICY = "allowedSkillKeys deniedSkillKeys allowedServiceIds deniedService
 const PAIRING = `id machineId status agentAddress agentDid agentProvider agentRole description verification delegationPolicy { ${POLICY} }
   delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt`;
 const ORDER = `id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
-  integrationStatus status input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
+  integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff
   errorMessage resolution createdAt updatedAt`;
 const PAYMENT = `id orderId machineId rail status required amount currency chainId token payee payer amountRaw txHash proofMode
   escrowRef details createdAt updatedAt`;
