@@ -28,8 +28,13 @@ export const ENUM_SPELLINGS: Readonly<Record<string, EnumSpelling>> = {
   PartnerDataError: "lower",
   RevenueTrend: "lower",
   // Markets.
+  AgentPairingStatus: "lower",
+  GraphNodeStatus: "lower",
+  MarketIntegrationStatus: "lower",
   MarketOrderStatus: "lower",
   MarketPaymentStatus: "lower",
+  MarketPolicyStatus: "lower",
+  MarketRunStatus: "lower",
   MarketTaskStatus: "lower",
   MarketMachineStatus: "kebab",
   MachineAgentStatus: "kebab",

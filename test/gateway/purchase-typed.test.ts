@@ -36,10 +36,14 @@ describe("purchases: typed fields through the gateway", () => {
     expect(errors).toBeUndefined();
 
     expect(shape("Query")).toMatchObject({ purchase: "Purchase!", paymentRails: "[PaymentRail!]!", deliveryTransports: "[DeliveryTransport!]!" });
-    expect(shape("Mutation")).toMatchObject({ createPurchase: "Purchase!", createPurchasePaymentIntent: "Purchase!", submitPurchasePaymentProof: "Purchase!" });
+    expect(shape("Mutation")).toMatchObject({
+      createPurchase: "Purchase!", createPurchasePaymentIntent: "Purchase!", submitPurchasePaymentProof: "Purchase!",
+      putDeliveryCapabilities: "DeliveryCapabilitiesResult!", getPurchaseDelivery: "PurchaseDelivery!", createPurchaseEvent: "PurchaseEvent!",
+      preparePurchaseAccess: "PreparedPurchaseAccess!", verifyPurchaseHandoff: "PurchaseHandoffGrant!",
+    });
     expect(shape("Purchase")).toEqual({
       id: "String!", status: "PurchaseStatus!", resource: "PurchaseResource!", machineId: "String!", buyer: "PurchaseBuyer!",
-      price: "PurchasePrice!", delivery: "JSONObject", failure: "PurchaseFailure", rail: "String", paymentIntent: "JSONObject",
+      price: "PurchasePrice!", delivery: "PurchaseNegotiatedDelivery", failure: "PurchaseFailure", rail: "String", paymentIntent: "JSONObject",
       payment: "JSONObject", paidAt: "DateTime", completedAt: "DateTime", createdAt: "DateTime!", updatedAt: "DateTime!", paymentDueAt: "DateTime!",
     });
     expect(shape("DeliveryTransport")).toEqual({

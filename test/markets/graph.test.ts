@@ -159,7 +159,7 @@ describe("global rule 1 and GraphQL", () => {
       { m: machine, s },
     );
     expect(created.body.errors).toBeUndefined();
-    expect(created.body.data.createGraphNode).toMatchObject({ status: "draft", data: { k: "v" } });
+    expect(created.body.data.createGraphNode).toMatchObject({ status: "DRAFT", data: { k: "v" } });
     const read = await graphql(p.graphql, `query($m: String!) { machineGraph(machineId: $m) { nodes { id } } }`, { m: machine });
     expect(read.body.data.machineGraph.nodes.map((n: any) => n.id)).toContain(created.body.data.createGraphNode.id);
     const bad = await graphql(p.graphql, `mutation($m: String!, $s: String) { createGraphNode(machineId: $m, machineSession: $s, input: { label: "x", status: "nope" }) { id } }`, { m: machine, s });

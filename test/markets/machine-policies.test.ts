@@ -150,7 +150,7 @@ describe("policies refuse and allow", () => {
     expectOk(await order(other), 201);
     // Disabled through GraphQL: everything goes through.
     const off = await graphql(p.graphql, 'mutation($id: String!) { updateMarketPolicy(policyId: $id, input: { status: "disabled" }) { status } }', { id: policy.id });
-    expect(off.body.data.updateMarketPolicy.status).toBe("disabled");
+    expect(off.body.data.updateMarketPolicy.status).toBe("DISABLED");
     expectOk(await order(a), 201);
     expectOk(await purchase(a), 201);
     expect(expectOk(await execute(a.machine, taskId), 202).item.task.status).toBe("handoff");

@@ -21,14 +21,14 @@ describe("pairings and orders on GraphQL, pairing verification off", () => {
   afterAll(() => p?.close());
 
   const create = `mutation ($machineId: String!, $input: CreateAgentPairingInput!, $s: String) {
-    createAgentPairing(machineId: $machineId, input: $input, machineSession: $s) { id status verification pairingToken agentDid delegationPolicy { perTransactionLimit } }
+    createAgentPairing(machineId: $machineId, input: $input, machineSession: $s) { id status verification { method } pairingToken agentDid delegationPolicy { perTransactionLimit } }
   }`;
 
   it("no proof needed: the pairing records no verification, and its token orders", async () => {
     const wallet = Wallet.createRandom();
     const { body } = await graphql(p.graphql, create, { machineId: machine.id, s: sessionOf(machine.id), input: { agentAddress: wallet.address, delegationPolicy: { perTransactionLimit: 5 } } });
     const pairing = body.data.createAgentPairing;
-    expect(pairing).toMatchObject({ status: "active", verification: null, agentDid: `did:pkh:eip155:1:${wallet.address}`, delegationPolicy: { perTransactionLimit: 5 } });
+    expect(pairing).toMatchObject({ status: "ACTIVE", verification: null, agentDid: `did:pkh:eip155:1:${wallet.address}`, delegationPolicy: { perTransactionLimit: 5 } });
     const order = expectOk(await createOrder(p, machine.id, pairing.pairingToken), 201).item;
     // A proof sent anyway is still checked.
     const bad = await graphql(p.graphql, create, {
@@ -45,7 +45,7 @@ describe("pairings and orders on GraphQL, pairing verification off", () => {
     );
     const record = nested.body.data.machine.marketMachine;
     expect(record.id).toBe(machine.id);
-    expect(record.agentPairings.items).toContainEqual({ id: pairing.id, status: "active", hasAuthToken: true });
+    expect(record.agentPairings.items).toContainEqual({ id: pairing.id, status: "ACTIVE", hasAuthToken: true });
     expect(record.openOrders.items).toContainEqual({ id: order.id, status: "CREATED" });
 
     // Closed orders leave the open list.

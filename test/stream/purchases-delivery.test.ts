@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBuyerAccess } from "../../subgraphs/markets/stream/index.js";
 import { offsetClock } from "../support/clock.js";
+import { graphql } from "../support/platform.js";
 import { api, expectMarketsError, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 import { sellerHeaders } from "./helpers.js";
 import { accessFor, buyerCall, chainOf, createMarket, createSeller, purchaseBody, purchaseKinds, purchaseState, type Market } from "./purchases-helpers.js";
@@ -164,5 +165,60 @@ describe("purchase flow: access, delivery descriptor, handoff, events", () => {
     expect(failed.purchaseStatus).toBe("failed");
     expect((await prismaOf(p).streamDeliverySession.findFirst({ where: { purchaseId: purchase.id } }))!.status).toBe("failed");
     expectMarketsError(await buyerCall(p, m, "GET", `/purchases/${purchase.id}/delivery`), 409, "PURCHASE_STATE_INVALID");
+  });
+
+  it("GraphQL: the delivery side answers typed objects with UPPER_CASE statuses; REST has the same members in lowercase", async () => {
+    const purchase = await paidPurchase();
+    const agent = { agentId: m.seller.agentId, agentToken: m.seller.agentToken };
+    const SESSION = "sessionId status mode transportId version protocols encoding features peer { machineId addresses peerId } handoff { token expiresAt } chunkIds";
+    const ACCESS = "access { schemaVersion chunkId buyer { recipientId recipientType algorithm publicKeyHex wrappedKeyHex } }";
+    const prepared = await graphql(
+      p.graphql,
+      `mutation ($id: String!, $items: [JSONObject!]!, $agentId: String, $agentToken: String) {
+        preparePurchaseAccess(purchaseId: $id, items: $items, agentId: $agentId, agentToken: $agentToken) { item { id status } ${ACCESS} deliverySession { id status } } }`,
+      { id: purchase.id, items: accessFor(m, bought()), ...agent },
+    );
+    expect(prepared.body.errors).toBeUndefined();
+    expect(prepared.body.data.preparePurchaseAccess).toMatchObject({ item: { id: purchase.id, status: "PAID" }, deliverySession: { status: "READY" } });
+    expect(prepared.body.data.preparePurchaseAccess.access.map((a: { chunkId: string }) => a.chunkId)).toEqual(bought());
+
+    const read = await graphql(
+      p.graphql,
+      `mutation ($id: String!, $token: String) { getPurchaseDelivery(purchaseId: $id, pairingToken: $token) { purchaseId status delivery { ${SESSION} } ${ACCESS} } }`,
+      { id: purchase.id, token: m.buyer.token },
+    );
+    expect(read.body.errors).toBeUndefined();
+    const typed = read.body.data.getPurchaseDelivery;
+    const rest = expectOk(await buyerCall(p, m, "GET", `/purchases/${purchase.id}/delivery`));
+    expect(typed.status).toBe("PAID");
+    expect(typed.delivery.status).toBe("READY");
+    const withoutHandoff = (d: { handoff: unknown }) => ({ ...d, handoff: null });
+    expect({ ...typed, status: "paid", delivery: { ...withoutHandoff(typed.delivery), status: "ready" } }).toEqual({ ...rest, delivery: withoutHandoff(rest.delivery) });
+
+    const grant = await graphql(
+      p.graphql,
+      `mutation ($machineId: String!, $handoff: String!, $agentId: String, $agentToken: String) {
+        verifyPurchaseHandoff(machineId: $machineId, handoffToken: $handoff, agentId: $agentId, agentToken: $agentToken) {
+          purchaseId sessionId buyerId chunkIds transportId expiresAt purchaseStatus } }`,
+      // The REST read issued the latest handoff, which superseded the GraphQL one.
+      { machineId: m.seller.machineId, handoff: rest.delivery.handoff.token, ...agent },
+    );
+    expect(grant.body.errors).toBeUndefined();
+    expect(grant.body.data.verifyPurchaseHandoff).toEqual({
+      purchaseId: purchase.id, sessionId: typed.delivery.sessionId, buyerId: m.buyer.did, chunkIds: bought(), transportId: typed.delivery.transportId,
+      expiresAt: rest.delivery.handoff.expiresAt, purchaseStatus: "PAID",
+    });
+
+    const connected = await graphql(
+      p.graphql,
+      `mutation ($id: String!, $input: JSONObject!, $token: String) {
+        createPurchaseEvent(purchaseId: $id, input: $input, pairingToken: $token) { id type actor { type id } data purchaseStatus createdAt } }`,
+      { id: purchase.id, input: { type: "buyer.connected", actor: { type: "buyer", id: m.buyer.did }, data: { note: "typed" } }, token: m.buyer.token },
+    );
+    expect(connected.body.errors).toBeUndefined();
+    expect(connected.body.data.createPurchaseEvent).toMatchObject({
+      type: "buyer.connected", actor: { type: "buyer", id: m.buyer.did }, data: { note: "typed" }, purchaseStatus: "DELIVERING",
+    });
+    expect((await purchaseState(p, purchase.id)).purchase!.status).toBe("delivering");
   });
 });

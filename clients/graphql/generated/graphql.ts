@@ -50,12 +50,11 @@ export type AgentPairing = {
   sessionId?: Maybe<Scalars['String']['output']>;
   sessionIssuedAt?: Maybe<Scalars['DateTime']['output']>;
   sessionTokenId?: Maybe<Scalars['String']['output']>;
-  /** active | paused | revoked. */
-  status: Scalars['String']['output'];
+  status: AgentPairingStatus;
   tokenLastFour?: Maybe<Scalars['String']['output']>;
   updatedAt: Scalars['DateTime']['output'];
-  /** {method: eip191, signerAddress, verifiedAt, challengeExpiresAt} or null. */
-  verification?: Maybe<Scalars['JSONObject']['output']>;
+  /** Null when the pairing was made with verification off. */
+  verification?: Maybe<PairingVerification>;
 };
 
 /** A pairing challenge: the agent signs `message` (EIP-191) with the key behind agentAddress. */
@@ -82,6 +81,13 @@ export type AgentPairingPage = {
   items: Array<AgentPairing>;
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
+
+/** ACTIVE <-> PAUSED (PATCH); ACTIVE | PAUSED -> REVOKED (DELETE, final) (REST: lowercase). */
+export enum AgentPairingStatus {
+  Active = 'ACTIVE',
+  Paused = 'PAUSED',
+  Revoked = 'REVOKED'
+}
 
 /** `{challengeId, signature}`: the challenge's message signed (EIP-191) by agentAddress. */
 export type AgentProofInput = {
@@ -300,6 +306,32 @@ export type DelegationPolicyView = {
   perTransactionLimit?: Maybe<Scalars['Float']['output']>;
 };
 
+/** PUT delivery-capabilities: the announcement, and whether it is the machine's first (REST: 201 then 200). */
+export type DeliveryCapabilitiesResult = {
+  __typename?: 'DeliveryCapabilitiesResult';
+  created: Scalars['Boolean']['output'];
+  item: MachineDeliveryCapabilities;
+};
+
+/** One p2p transport a seller's delivery server speaks, normalised (defaults filled). */
+export type DeliveryCapability = {
+  __typename?: 'DeliveryCapability';
+  encoding: Scalars['String']['output'];
+  features: Array<Scalars['String']['output']>;
+  params: DeliveryCapabilityParams;
+  protocols: Array<Scalars['String']['output']>;
+  /** libp2p or tcp. */
+  transportId: Scalars['String']['output'];
+  version: Scalars['String']['output'];
+};
+
+/** Where a delivery server listens: multiaddrs (libp2p) or host:port (tcp), and its libp2p peer ID. */
+export type DeliveryCapabilityParams = {
+  __typename?: 'DeliveryCapabilityParams';
+  addresses: Array<Scalars['String']['output']>;
+  peerId?: Maybe<Scalars['String']['output']>;
+};
+
 /** A delivery transport the platform negotiates between seller and buyer. */
 export type DeliveryTransport = {
   __typename?: 'DeliveryTransport';
@@ -352,6 +384,7 @@ export enum FundingStatus {
 export type GraphEdge = {
   __typename?: 'GraphEdge';
   createdAt: Scalars['DateTime']['output'];
+  /** Free-form JSON by design, stored and answered as written. */
   data: Scalars['JSONObject']['output'];
   fromNodeId: Scalars['String']['output'];
   id: Scalars['String']['output'];
@@ -371,7 +404,7 @@ export type GraphEdgeInput = {
   toNodeId?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** A node of a market machine's graph. status: draft | active | blocked | degraded. */
+/** A node of a market machine's graph. */
 export type GraphNode = {
   __typename?: 'GraphNode';
   createdAt: Scalars['DateTime']['output'];
@@ -382,7 +415,7 @@ export type GraphNode = {
   label: Scalars['String']['output'];
   /** The market machine ID. */
   machineId: Scalars['String']['output'];
-  status: Scalars['String']['output'];
+  status: GraphNodeStatus;
   updatedAt: Scalars['DateTime']['output'];
 };
 
@@ -391,8 +424,17 @@ export type GraphNodeInput = {
   data?: InputMaybe<Scalars['JSONObject']['input']>;
   kind?: InputMaybe<Scalars['String']['input']>;
   label?: InputMaybe<Scalars['String']['input']>;
+  /** draft, active, blocked or degraded (GraphNodeStatus in its stored spelling): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST. */
   status?: InputMaybe<Scalars['String']['input']>;
 };
+
+/** DRAFT (the default), ACTIVE, BLOCKED or DEGRADED (REST: lowercase). */
+export enum GraphNodeStatus {
+  Active = 'ACTIVE',
+  Blocked = 'BLOCKED',
+  Degraded = 'DEGRADED',
+  Draft = 'DRAFT'
+}
 
 /** Liveness: the process runs; no connectivity is checked. */
 export type HealthReport = {
@@ -576,6 +618,19 @@ export type MachineCard = {
   type: Scalars['String']['output'];
 };
 
+/** A seller machine's announced delivery capabilities; purchases negotiate against them until expiresAt. */
+export type MachineDeliveryCapabilities = {
+  __typename?: 'MachineDeliveryCapabilities';
+  /** The machine agent that announced them. */
+  agentId: Scalars['String']['output'];
+  capabilities: Array<DeliveryCapability>;
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  machineId: Scalars['String']['output'];
+  /** stream.listing and/or stream.bundle. */
+  resourceTypes: Array<Scalars['String']['output']>;
+  updatedAt: Scalars['DateTime']['output'];
+};
+
 export enum MachineEventType {
   Activity = 'ACTIVITY',
   Revenue = 'REVENUE'
@@ -704,6 +759,13 @@ export type MarketHandoff = {
   url: Scalars['String']['output'];
 };
 
+/** LIVE, PARTNER or PLANNED, as the service catalogue lists the provider (REST: lowercase). */
+export enum MarketIntegrationStatus {
+  Live = 'LIVE',
+  Partner = 'PARTNER',
+  Planned = 'PLANNED'
+}
+
 /** A machine record of the machine-markets API (GET /api/v1/machines/{machineId}). */
 export type MarketMachine = {
   __typename?: 'MarketMachine';
@@ -799,16 +861,19 @@ export enum MarketMachineStatus {
 export type MarketOrder = {
   __typename?: 'MarketOrder';
   agentPairingId: Scalars['String']['output'];
+  /** The budget as the caller gave it (amount, currency: the members given only). */
   budget?: Maybe<Scalars['JSONObject']['output']>;
   createdAt: Scalars['DateTime']['output'];
   errorMessage?: Maybe<Scalars['String']['output']>;
   /** While EXECUTING: when the execution claim lapses and the order is recovered (failed, its payment refunded); null otherwise. */
   executingDeadline?: Maybe<Scalars['DateTime']['output']>;
   executionMode: Scalars['String']['output'];
+  /** Where an external-handoff order continues, as the provider answered it; null otherwise. */
   handoff?: Maybe<Scalars['JSONObject']['output']>;
   id: Scalars['String']['output'];
+  /** The caller's free-form input object, passed to the provider. */
   input: Scalars['JSONObject']['output'];
-  integrationStatus: Scalars['String']['output'];
+  integrationStatus: MarketIntegrationStatus;
   machineId: Scalars['String']['output'];
   operation: Scalars['String']['output'];
   outcomeId?: Maybe<Scalars['String']['output']>;
@@ -822,6 +887,7 @@ export type MarketOrder = {
   runId?: Maybe<Scalars['String']['output']>;
   searchId?: Maybe<Scalars['String']['output']>;
   serviceId: Scalars['String']['output'];
+  /** The catalogue service as it was when the order was made, stored whole: its shape is the catalogue's of that day. */
   serviceSnapshot: Scalars['JSONObject']['output'];
   serviceType: Scalars['String']['output'];
   skillKey: Scalars['String']['output'];
@@ -865,6 +931,7 @@ export type MarketOutcome = {
   id: Scalars['String']['output'];
   kind: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
+  /** The provider's answer (or the handoff or error), as the provider wrote it: free-form by design. */
   result: Scalars['JSONObject']['output'];
   runId: Scalars['String']['output'];
   taskId: Scalars['String']['output'];
@@ -884,6 +951,7 @@ export type MarketPayment = {
   chainId?: Maybe<Scalars['String']['output']>;
   createdAt: Scalars['DateTime']['output'];
   currency?: Maybe<Scalars['String']['output']>;
+  /** The rail's own members (x402 requirements, escrow lock, transfer proof): their shape follows the rail. */
   details: Scalars['JSONObject']['output'];
   escrowRef?: Maybe<Scalars['String']['output']>;
   id: Scalars['String']['output'];
@@ -921,7 +989,7 @@ export enum MarketPaymentStatus {
   ReleasePending = 'RELEASE_PENDING'
 }
 
-/** A cross-cutting policy. kind: spend | access | routing | compliance | custom; status: active | disabled. */
+/** A cross-cutting policy. kind: spend | access | routing | compliance | custom. */
 export type MarketPolicy = {
   __typename?: 'MarketPolicy';
   createdAt: Scalars['DateTime']['output'];
@@ -933,7 +1001,7 @@ export type MarketPolicy = {
   name: Scalars['String']['output'];
   /** Replaced whole on update. */
   rules: Scalars['JSONObject']['output'];
-  status: Scalars['String']['output'];
+  status: MarketPolicyStatus;
   updatedAt: Scalars['DateTime']['output'];
 };
 
@@ -944,6 +1012,7 @@ export type MarketPolicyInput = {
   machineIds?: InputMaybe<Array<Scalars['String']['input']>>;
   name?: InputMaybe<Scalars['String']['input']>;
   rules?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** active or disabled (MarketPolicyStatus in its stored spelling): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST. */
   status?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -952,6 +1021,12 @@ export type MarketPolicyPage = {
   items: Array<MarketPolicy>;
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
+
+/** ACTIVE or DISABLED (REST: lowercase). */
+export enum MarketPolicyStatus {
+  Active = 'ACTIVE',
+  Disabled = 'DISABLED'
+}
 
 /** mode: provider-defined | fixed | quote-required; amounts are decimal strings. */
 export type MarketPricing = {
@@ -969,7 +1044,7 @@ export type MarketQuote = {
   executionMode: Scalars['String']['output'];
   expiresAt: Scalars['DateTime']['output'];
   id: Scalars['String']['output'];
-  integrationStatus: Scalars['String']['output'];
+  integrationStatus: MarketIntegrationStatus;
   operation: Scalars['String']['output'];
   payment: MarketPaymentHint;
   pricing: MarketPricing;
@@ -1002,7 +1077,7 @@ export type MarketRoutePage = {
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
 
-/** One execution of a task's route. status: succeeded | failed | handoff. */
+/** One execution of a task's route. */
 export type MarketRun = {
   __typename?: 'MarketRun';
   /** provider_status, or an outbound refusal reason. */
@@ -1016,7 +1091,7 @@ export type MarketRun = {
   providerKey: Scalars['String']['output'];
   routeId: Scalars['String']['output'];
   startedAt: Scalars['DateTime']['output'];
-  status: Scalars['String']['output'];
+  status: MarketRunStatus;
   taskId: Scalars['String']['output'];
 };
 
@@ -1025,6 +1100,13 @@ export type MarketRunPage = {
   items: Array<MarketRun>;
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
+
+/** SUCCEEDED | FAILED | HANDOFF (a 202 from the provider) (REST: lowercase). */
+export enum MarketRunStatus {
+  Failed = 'FAILED',
+  Handoff = 'HANDOFF',
+  Succeeded = 'SUCCEEDED'
+}
 
 /** POST /market/search: the ranked quotes of one search. */
 export type MarketSearch = {
@@ -1065,9 +1147,10 @@ export type MarketService = {
   freshnessSeconds: Scalars['Int']['output'];
   handoff?: Maybe<MarketHandoff>;
   id: Scalars['String']['output'];
-  integrationStatus: Scalars['String']['output'];
+  integrationStatus: MarketIntegrationStatus;
   kind: Scalars['String']['output'];
   maturity: Scalars['String']['output'];
+  /** The provider's own service metadata: free-form by design. */
   metadata: Scalars['JSONObject']['output'];
   name: Scalars['String']['output'];
   operations: Array<Scalars['String']['output']>;
@@ -1096,7 +1179,7 @@ export type MarketSkill = {
   description: Scalars['String']['output'];
   /** native | external-handoff */
   executionMode: Scalars['String']['output'];
-  integrationStatus: Scalars['String']['output'];
+  integrationStatus: MarketIntegrationStatus;
   key: Scalars['String']['output'];
   label: Scalars['String']['output'];
   operations: Array<Scalars['String']['output']>;
@@ -1151,9 +1234,8 @@ export enum MarketTaskStatus {
 export type MarketsRegistration = {
   __typename?: 'MarketsRegistration';
   identityRef: Scalars['String']['output'];
-  /** ISO 8601 time of registration. */
-  registeredAt: Scalars['String']['output'];
-  status: Scalars['String']['output'];
+  registeredAt: Scalars['DateTime']['output'];
+  status: MarketMachineStatus;
 };
 
 /** Rating bands of docs/mcr-scoring.md. */
@@ -1278,7 +1360,7 @@ export type Mutation = {
   /** POST /purchases (createPurchase) */
   createPurchase: Purchase;
   /** POST /purchases/:purchaseId/events (createPurchaseEvent) */
-  createPurchaseEvent: Scalars['JSONObject']['output'];
+  createPurchaseEvent: PurchaseEvent;
   /** POST /purchases/:purchaseId/payment-intent (createPurchasePaymentIntent) */
   createPurchasePaymentIntent: Purchase;
   /** POST /machines/{machineId}/stream/listings. */
@@ -1310,7 +1392,7 @@ export type Mutation = {
   /** POST /faucet/fund */
   fundWallet: Funding;
   /** GET /purchases/:purchaseId/delivery (getPurchaseDelivery): issues a fresh connect handoff */
-  getPurchaseDelivery: Scalars['JSONObject']['output'];
+  getPurchaseDelivery: PurchaseDelivery;
   /** POST /market/orders/:orderId/payment/escrow-lock (idempotent): { payer?, authorization? } */
   lockPaymentEscrow: PaymentIntentResult;
   /** POST /machine-agents/heartbeat, authenticated by the agent's token. */
@@ -1320,11 +1402,11 @@ export type Mutation = {
   /** POST /stream/delivery-sessions/poll (the machine's agent) */
   pollStreamDeliverySessions: StreamOrderDeliverySessionPage;
   /** POST /purchases/:purchaseId/prepare-access (seller agent): { item, access, deliverySession } */
-  preparePurchaseAccess: Scalars['JSONObject']['output'];
+  preparePurchaseAccess: PreparedPurchaseAccess;
   /** POST /stream/orders/:orderId/prepare-access (the machine's agent) */
   prepareStreamOrderAccess: PreparedStreamAccess;
   /** PUT /machines/:machineId/delivery-capabilities: { created, item } */
-  putDeliveryCapabilities: Scalars['JSONObject']['output'];
+  putDeliveryCapabilities: DeliveryCapabilitiesResult;
   /** POST /machines/{machineId}/stream/listings/{listingId}/reactivate: back on sale and in the catalogue. */
   reactivateStreamListing: StreamListing;
   /** Operator: record that the chip attestation for this receipt is on chain (checked against the registry and the machine's current context). */
@@ -1392,7 +1474,7 @@ export type Mutation = {
   /** PUT /machines/{machineId}/runtime-endpoints/{providerKey}: source MANUAL. */
   upsertRuntimeEndpoint: RuntimeEndpointUpsert;
   /** POST /stream/delivery-sessions/handoff/verify (the seller's delivery server) */
-  verifyPurchaseHandoff: Scalars['JSONObject']['output'];
+  verifyPurchaseHandoff: PurchaseHandoffGrant;
 };
 
 
@@ -1966,6 +2048,16 @@ export type OrderExecution = {
   task: MarketTask;
 };
 
+/** How a pairing's agent proved its key: an EIP-191 signature over a pairing challenge. */
+export type PairingVerification = {
+  __typename?: 'PairingVerification';
+  challengeExpiresAt: Scalars['DateTime']['output'];
+  /** eip191. */
+  method: Scalars['String']['output'];
+  signerAddress: Scalars['String']['output'];
+  verifiedAt: Scalars['DateTime']['output'];
+};
+
 /** Why the live data_api fetch gave no partner data (REST: the lowercase name, e.g. `blocked_loopback`). */
 export enum PartnerDataError {
   BlockedLinkLocal = 'BLOCKED_LINK_LOCAL',
@@ -2016,9 +2108,25 @@ export type PaymentRailToken = {
   symbol: Scalars['String']['output'];
 };
 
+/** POST prepare-access: the purchase, the stored access entries and the delivery session. */
+export type PreparedPurchaseAccess = {
+  __typename?: 'PreparedPurchaseAccess';
+  access: Array<PurchaseBuyerAccess>;
+  deliverySession?: Maybe<PreparedPurchaseSession>;
+  item: Purchase;
+};
+
+/** The delivery session after prepare-access (a requested session becomes READY). */
+export type PreparedPurchaseSession = {
+  __typename?: 'PreparedPurchaseSession';
+  id: Scalars['String']['output'];
+  status: StreamDeliverySessionStatus;
+};
+
 /** prepare-access: the order, the stored access entries and the delivery session. */
 export type PreparedStreamAccess = {
   __typename?: 'PreparedStreamAccess';
+  /** The stored peaq.stream.buyer-access.v1 documents, kept as JSON so their members and signatures stay exactly as signed. */
   access: Array<Scalars['JSONObject']['output']>;
   deliverySession: StreamOrderDeliverySession;
   item: StreamOrder;
@@ -2052,8 +2160,8 @@ export type Purchase = {
   buyer: PurchaseBuyer;
   completedAt?: Maybe<Scalars['DateTime']['output']>;
   createdAt: Scalars['DateTime']['output'];
-  /** The negotiated p2p delivery (mode, transportId, version, protocols, encoding, features, peer); JSONObject because its members follow the transport (peer.peerId only for libp2p). */
-  delivery?: Maybe<Scalars['JSONObject']['output']>;
+  /** Null until negotiated, and when the purchase failed. */
+  delivery?: Maybe<PurchaseNegotiatedDelivery>;
   failure?: Maybe<PurchaseFailure>;
   id: Scalars['String']['output'];
   machineId: Scalars['String']['output'];
@@ -2075,11 +2183,37 @@ export type Purchase = {
 /** The buyer of a purchase. */
 export type PurchaseBuyer = {
   __typename?: 'PurchaseBuyer';
-  /** The delivery capabilities the buyer declared, as sent (JSONObject: each transport has its own params). */
-  deliveryCapabilities: Array<Scalars['JSONObject']['output']>;
+  deliveryCapabilities: Array<PurchaseBuyerCapability>;
   /** The pairing's agent DID (else its address). */
   id: Scalars['String']['output'];
   publicKey: PurchaseBuyerKey;
+};
+
+/** A peaq.stream.buyer-access.v1 entry of one bought chunk, as the platform stored it. */
+export type PurchaseBuyerAccess = {
+  __typename?: 'PurchaseBuyerAccess';
+  buyer: PurchaseBuyerAccessKey;
+  chunkId: Scalars['String']['output'];
+  schemaVersion: Scalars['String']['output'];
+};
+
+/** The buyer's wrapped content key of one chunk (sealed to the buyer's x25519 key). */
+export type PurchaseBuyerAccessKey = {
+  __typename?: 'PurchaseBuyerAccessKey';
+  algorithm: Scalars['String']['output'];
+  publicKeyHex: Scalars['String']['output'];
+  recipientId: Scalars['String']['output'];
+  /** buyer. */
+  recipientType: Scalars['String']['output'];
+  wrappedKeyHex: Scalars['String']['output'];
+};
+
+/** A delivery capability the buyer declared, normalised: transport, version (null when not given) and features. */
+export type PurchaseBuyerCapability = {
+  __typename?: 'PurchaseBuyerCapability';
+  features: Array<Scalars['String']['output']>;
+  transportId: Scalars['String']['output'];
+  version?: Maybe<Scalars['String']['output']>;
 };
 
 /** The buyer's public key: `type` is `x25519`, the key 64 lowercase hex characters. */
@@ -2089,11 +2223,116 @@ export type PurchaseBuyerKey = {
   type: Scalars['String']['output'];
 };
 
+/** GET /purchases/:purchaseId/delivery: the session descriptor and the access prepared so far. */
+export type PurchaseDelivery = {
+  __typename?: 'PurchaseDelivery';
+  /** Bought chunks only, in purchase order. */
+  access: Array<PurchaseBuyerAccess>;
+  delivery: PurchaseDeliverySession;
+  purchaseId: Scalars['String']['output'];
+  status: PurchaseStatus;
+};
+
+/** The seller's delivery server as the buyer should reach it. */
+export type PurchaseDeliveryPeer = {
+  __typename?: 'PurchaseDeliveryPeer';
+  addresses: Array<Scalars['String']['output']>;
+  machineId: Scalars['String']['output'];
+  /** The libp2p peer ID; null for tcp. */
+  peerId?: Maybe<Scalars['String']['output']>;
+};
+
+/** The negotiated p2p delivery session of a purchase. */
+export type PurchaseDeliverySession = {
+  __typename?: 'PurchaseDeliverySession';
+  chunkIds: Array<Scalars['String']['output']>;
+  encoding: Scalars['String']['output'];
+  features: Array<Scalars['String']['output']>;
+  /** A fresh handoff while PAID or DELIVERING; null after. */
+  handoff?: Maybe<PurchaseHandoff>;
+  /** p2p. */
+  mode: Scalars['String']['output'];
+  /** The live announcement's addresses, else those negotiated. */
+  peer: PurchaseDeliveryPeer;
+  protocols: Array<Scalars['String']['output']>;
+  sessionId: Scalars['String']['output'];
+  status: StreamDeliverySessionStatus;
+  transportId: Scalars['String']['output'];
+  version: Scalars['String']['output'];
+};
+
+/** A recorded purchase event and the purchase's status after it. */
+export type PurchaseEvent = {
+  __typename?: 'PurchaseEvent';
+  actor: PurchaseEventActor;
+  createdAt: Scalars['DateTime']['output'];
+  /** Free-form JSON by design (up to 4 KiB), as the caller sent it. */
+  data: Scalars['JSONObject']['output'];
+  /** `spev_…`. */
+  id: Scalars['String']['output'];
+  purchaseId: Scalars['String']['output'];
+  purchaseStatus: PurchaseStatus;
+  /** buyer.connected, delivery.acknowledged, purchase.completed, delivery.failed or purchase.cancelled. */
+  type: Scalars['String']['output'];
+};
+
+/** Who recorded a purchase event: the buyer or the seller. */
+export type PurchaseEventActor = {
+  __typename?: 'PurchaseEventActor';
+  id: Scalars['String']['output'];
+  /** buyer or seller. */
+  type: Scalars['String']['output'];
+};
+
 /** Why a purchase failed: an error code and its message. */
 export type PurchaseFailure = {
   __typename?: 'PurchaseFailure';
   code: Scalars['String']['output'];
   message: Scalars['String']['output'];
+};
+
+/** A connect handoff: shown once, presented by the buyer to the seller's delivery server. */
+export type PurchaseHandoff = {
+  __typename?: 'PurchaseHandoff';
+  expiresAt: Scalars['DateTime']['output'];
+  /** `shof_` + 43 base64url characters. */
+  token: Scalars['String']['output'];
+};
+
+/** A valid connect handoff, as the seller's delivery server checks it. */
+export type PurchaseHandoffGrant = {
+  __typename?: 'PurchaseHandoffGrant';
+  buyerId: Scalars['String']['output'];
+  buyerPublicKeyHex: Scalars['String']['output'];
+  chunkIds: Array<Scalars['String']['output']>;
+  /** The handoff's expiry. */
+  expiresAt: Scalars['DateTime']['output'];
+  machineId: Scalars['String']['output'];
+  purchaseId: Scalars['String']['output'];
+  purchaseStatus: PurchaseStatus;
+  sessionId: Scalars['String']['output'];
+  transportId: Scalars['String']['output'];
+};
+
+/** The p2p delivery negotiated between the seller's live capabilities and the buyer's. */
+export type PurchaseNegotiatedDelivery = {
+  __typename?: 'PurchaseNegotiatedDelivery';
+  encoding: Scalars['String']['output'];
+  features: Array<Scalars['String']['output']>;
+  /** p2p. */
+  mode: Scalars['String']['output'];
+  peer: PurchasePeer;
+  protocols: Array<Scalars['String']['output']>;
+  transportId: Scalars['String']['output'];
+  version: Scalars['String']['output'];
+};
+
+/** The seller's delivery server as negotiated: machine, addresses, libp2p peer ID (null for tcp). */
+export type PurchasePeer = {
+  __typename?: 'PurchasePeer';
+  addresses: Array<Scalars['String']['output']>;
+  machineId: Scalars['String']['output'];
+  peerId?: Maybe<Scalars['String']['output']>;
 };
 
 /** A purchase's price: the listing's, or its pricePerChunk times the chosen chunks. */
@@ -3133,6 +3372,7 @@ export type TwoFactorEnrolment = {
 export type UpdateAgentPairingInput = {
   delegationPolicy?: InputMaybe<DelegationPolicyInput>;
   description?: InputMaybe<Scalars['String']['input']>;
+  /** active or paused (AgentPairingStatus in its stored spelling): a string, checked by the service after the machine's authority, so an unknown value answers VALIDATION_ERROR as on REST. */
   status?: InputMaybe<Scalars['String']['input']>;
 };
 

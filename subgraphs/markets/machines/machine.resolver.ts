@@ -1,6 +1,6 @@
 import { FieldResolver, Resolver, Root } from "type-graphql";
 import { MarketsMachine, MarketsRegistration } from "./machine.type.js";
-import { MarketMachine } from "./market-machine.type.js";
+import { MarketMachine, MarketMachineStatus } from "./market-machine.type.js";
 import type { MarketsDeps } from "../deps.js";
 
 /** The markets fields of the federated `Machine` entity (keyed by its decimal on-chain machine ID). */
@@ -14,7 +14,7 @@ export class MarketsMachineResolver {
   })
   async marketsRegistration(@Root() machine: MarketsMachine): Promise<MarketsRegistration | null> {
     const row = await this.deps.machines.find(machine.machineId);
-    return row && { identityRef: row.identityRef, status: row.status, registeredAt: row.registeredAt.toISOString() };
+    return row && { identityRef: row.identityRef, status: row.status.toUpperCase() as MarketMachineStatus, registeredAt: row.registeredAt.toISOString() };
   }
 
   @FieldResolver(() => MarketMachine, {

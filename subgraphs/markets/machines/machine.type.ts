@@ -1,17 +1,18 @@
 import { Directive, Field, ObjectType } from "type-graphql";
+import { DateTimeScalar } from "../../shared/date-time.scalar.js";
+import { MarketMachineStatus } from "./market-machine.type.js";
 
 @ObjectType({ description: "A machine's binding to its on-chain identity in the machine-markets service (document 3)." })
 export class MarketsRegistration {
   @Field(() => String)
   identityRef!: string;
 
-  @Field(() => String)
-  status!: string;
+  @Field(() => MarketMachineStatus)
+  status!: MarketMachineStatus;
 
-  @Field(() => String, { description: "ISO 8601 time of registration." })
+  @Field(() => DateTimeScalar)
   registeredAt!: string;
 }
-
 @Directive('@key(fields: "machineId")')
 @ObjectType("Machine")
 export class MarketsMachine {

@@ -1,6 +1,7 @@
-import { Field, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
+import { Field, InputType, Int, ObjectType } from "type-graphql";
+import { statusEnum } from "../common/status-enum.js";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
-import { MarketHandoff } from "../work/catalogue.type.js";
+import { MarketHandoff, MarketIntegrationStatus } from "../work/catalogue.type.js";
 import { MarketOutcome, MarketRun, MarketTask } from "../work/task.type.js";
 import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 import { ORDER_STATUSES, PAYMENT_STATUSES } from "./order.states.js";
@@ -9,21 +10,16 @@ const S = () => String;
 const N = { nullable: true } as const;
 const J = () => JSONObjectScalar;
 
-/** An enum whose names are the UPPER_CASE spellings and whose internal values the stored lowercase ones. */
-const storedSpellings = <T extends string>(values: readonly T[]) =>
-  Object.fromEntries(values.map((value) => [value.toUpperCase(), value])) as Record<Uppercase<T>, T>;
-
 /**
  * An order's and a payment's states (order.states.ts). Services, rows and audit payloads keep the lowercase
  * spellings; GraphQL answers the UPPER_CASE names and the REST shim writes them back in lowercase.
  */
-export const MarketOrderStatus = storedSpellings(ORDER_STATUSES);
-registerEnumType(MarketOrderStatus, {
-  name: "MarketOrderStatus",
-  description: "CREATED → PAYMENT_PENDING → READY → EXECUTING → DELIVERED → CONFIRMED, or HANDOFF, DISPUTED, FAILED, CANCELLED (REST: lowercase).",
-});
-export const MarketPaymentStatus = storedSpellings(PAYMENT_STATUSES);
-registerEnumType(MarketPaymentStatus, { name: "MarketPaymentStatus", description: "A payment's state (REST: lowercase)." });
+export const MarketOrderStatus = statusEnum(
+  "MarketOrderStatus",
+  ORDER_STATUSES,
+  "CREATED → PAYMENT_PENDING → READY → EXECUTING → DELIVERED → CONFIRMED, or HANDOFF, DISPUTED, FAILED, CANCELLED (REST: lowercase).",
+);
+export const MarketPaymentStatus = statusEnum("MarketPaymentStatus", PAYMENT_STATUSES, "A payment's state (REST: lowercase).");
 
 @ObjectType({ description: "What an order counts against its pairing's delegation limits." })
 export class MarketOrderSpend {
@@ -44,20 +40,23 @@ export class MarketOrder {
   @Field(S) serviceType!: string;
   @Field(S) operation!: string;
   @Field(S) executionMode!: string;
-  @Field(S) integrationStatus!: string;
+  @Field(() => MarketIntegrationStatus) integrationStatus!: string;
   @Field(() => MarketOrderStatus) status!: string;
   @Field(() => DateTimeScalar, { nullable: true, description: "While EXECUTING: when the execution claim lapses and the order is recovered (failed, its payment refunded); null otherwise." })
   executingDeadline!: string | null;
-  @Field(J) input!: Record<string, unknown>;
-  @Field(J, N) budget!: Record<string, unknown> | null;
+  @Field(J, { description: "The caller's free-form input object, passed to the provider." }) input!: Record<string, unknown>;
+  @Field(J, { nullable: true, description: "The budget as the caller gave it (amount, currency: the members given only)." })
+  budget!: Record<string, unknown> | null;
   @Field(J, { description: "The service's payment recommendation: defaultRail, required, supportedRails." }) payment!: Record<string, unknown>;
-  @Field(J) serviceSnapshot!: Record<string, unknown>;
+  @Field(J, { description: "The catalogue service as it was when the order was made, stored whole: its shape is the catalogue's of that day." })
+  serviceSnapshot!: Record<string, unknown>;
   @Field(() => MarketOrderSpend) spend!: MarketOrderSpend;
   @Field(() => String, N) taskId!: string | null;
   @Field(() => String, N) routeId!: string | null;
   @Field(() => String, N) runId!: string | null;
   @Field(() => String, N) outcomeId!: string | null;
-  @Field(J, N) handoff!: Record<string, unknown> | null;
+  @Field(J, { nullable: true, description: "Where an external-handoff order continues, as the provider answered it; null otherwise." })
+  handoff!: Record<string, unknown> | null;
   @Field(() => String, N) errorMessage!: string | null;
   @Field(J, { nullable: true, description: "The arbiter's decision on a dispute: { decision: release | refund, reason, resolvedAt, onChain }; null otherwise." })
   resolution!: Record<string, unknown> | null;
@@ -89,7 +88,8 @@ export class MarketPayment {
   @Field(() => String, N) txHash!: string | null;
   @Field(() => String, N) proofMode!: string | null;
   @Field(() => String, N) escrowRef!: string | null;
-  @Field(J) details!: Record<string, unknown>;
+  @Field(J, { description: "The rail's own members (x402 requirements, escrow lock, transfer proof): their shape follows the rail." })
+  details!: Record<string, unknown>;
   @Field(() => DateTimeScalar) createdAt!: string;
   @Field(() => DateTimeScalar) updatedAt!: string;
 }

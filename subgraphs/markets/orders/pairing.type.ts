@@ -1,6 +1,14 @@
 import { Field, Float, InputType, ObjectType } from "type-graphql";
-import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { DateTimeScalar } from "../../shared/date-time.scalar.js";
+import { statusEnum } from "../common/status-enum.js";
+
+/** A pairing's states: active and paused may switch (PATCH); revoked is final (DELETE). */
+export const PAIRING_STATUSES = ["active", "paused", "revoked"] as const;
+export const AgentPairingStatus = statusEnum(
+  "AgentPairingStatus",
+  PAIRING_STATUSES,
+  "ACTIVE <-> PAUSED (PATCH); ACTIVE | PAUSED -> REVOKED (DELETE, final) (REST: lowercase).",
+);
 
 const N = { nullable: true } as const;
 
@@ -26,18 +34,26 @@ export class DelegationPolicyInput {
   @Field(() => String, N) currency?: string | null;
 }
 
+@ObjectType({ description: "How a pairing's agent proved its key: an EIP-191 signature over a pairing challenge." })
+export class PairingVerification {
+  @Field(() => String, { description: "eip191." }) method!: string;
+  @Field(() => String) signerAddress!: string;
+  @Field(() => DateTimeScalar) verifiedAt!: string;
+  @Field(() => DateTimeScalar) challengeExpiresAt!: string;
+}
+
 @ObjectType({ description: "An agent paired with a machine (public notes 2.3)." })
 export class AgentPairing {
   @Field(() => String, { description: "`pair_…`." }) id!: string;
   @Field(() => String) machineId!: string;
-  @Field(() => String, { description: "active | paused | revoked." }) status!: string;
+  @Field(() => AgentPairingStatus) status!: string;
   @Field(() => String) agentAddress!: string;
   @Field(() => String, N) agentDid!: string | null;
   @Field(() => String) agentProvider!: string;
   @Field(() => String) agentRole!: string;
   @Field(() => String, N) description!: string | null;
-  @Field(() => JSONObjectScalar, { nullable: true, description: "{method: eip191, signerAddress, verifiedAt, challengeExpiresAt} or null." })
-  verification!: Record<string, unknown> | null;
+  @Field(() => PairingVerification, { nullable: true, description: "Null when the pairing was made with verification off." })
+  verification!: PairingVerification | null;
   @Field(() => DelegationPolicyView) delegationPolicy!: DelegationPolicyView;
   @Field(() => String) delegationPolicyHash!: string;
   @Field(() => Boolean) hasAuthToken!: boolean;
@@ -97,6 +113,10 @@ export class CreateAgentPairingInput {
 @InputType({ description: "PATCH: a new policy, or status active (resume) / paused (pause)." })
 export class UpdateAgentPairingInput {
   @Field(() => DelegationPolicyInput, N) delegationPolicy?: DelegationPolicyInput | null;
-  @Field(() => String, N) status?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "active or paused (AgentPairingStatus in its stored spelling): a string, checked by the service after the machine's authority, so an unknown value answers VALIDATION_ERROR as on REST.",
+  })
+  status?: string | null;
   @Field(() => String, N) description?: string | null;
 }

@@ -6,7 +6,7 @@ import { getAddress } from "ethers";
 import type { MarketAgentPairing as PairingRow } from "../../shared/db/generated/client.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { DelegationPolicy } from "./pairing.policy.js";
-import type { AgentPairing } from "./pairing.type.js";
+import type { AgentPairing, PairingVerification } from "./pairing.type.js";
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const DID = /^did:pkh:eip155:([1-9][0-9]{0,18}):(0x[0-9a-fA-F]{40})$/;
@@ -44,7 +44,7 @@ export function pairingView(row: PairingRow, pairingToken?: string): AgentPairin
     agentProvider: row.agentProvider,
     agentRole: row.agentRole,
     description: row.description,
-    verification: (row.verification as Record<string, unknown> | null) ?? null,
+    verification: (row.verification as PairingVerification | null) ?? null,
     delegationPolicy: row.delegationPolicy as unknown as DelegationPolicy,
     delegationPolicyHash: row.delegationPolicyHash,
     hasAuthToken: row.tokenHash !== null && row.status !== "revoked",

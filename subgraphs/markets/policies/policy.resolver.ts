@@ -12,7 +12,7 @@ export class PolicyResolver {
 
   @Query(() => MarketPolicyPage, { description: "GET /policies (newest first)" })
   marketPolicies(
-    @Arg("status", S, opt) status: string | null,
+    @Arg("status", S, { nullable: true, description: "A MarketPolicyStatus in its stored spelling (active, disabled): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST." }) status: string | null,
     @Arg("kind", S, opt) kind: string | null,
     @Arg("limit", () => Int, opt) limit: number | null,
     @Arg("cursor", S, opt) cursor: string | null,

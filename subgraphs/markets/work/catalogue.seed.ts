@@ -5,6 +5,9 @@
  */
 export const DEMO_PROVIDER_KEY = "demo-oracle";
 
+/** A catalogue entry's integration status, as the public notes list the providers. */
+export const INTEGRATION_STATUSES = ["live", "partner", "planned"] as const;
+
 export interface SkillSeed {
   key: string;
   providerKey: string;
@@ -13,7 +16,7 @@ export interface SkillSeed {
   serviceTypes: string[];
   operations: string[];
   executionMode: "native" | "external-handoff";
-  integrationStatus: "live" | "partner" | "planned";
+  integrationStatus: (typeof INTEGRATION_STATUSES)[number];
 }
 
 const skill = (

@@ -2,7 +2,17 @@ import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { DateTimeScalar } from "../../shared/date-time.scalar.js";
 
+import { statusEnum } from "../common/status-enum.js";
+import { INTEGRATION_STATUSES } from "./catalogue.seed.js";
+
 const S = () => String;
+
+/** A skill's, service's and quote's integration status (REST: lowercase). */
+export const MarketIntegrationStatus = statusEnum(
+  "MarketIntegrationStatus",
+  INTEGRATION_STATUSES,
+  "LIVE, PARTNER or PLANNED, as the service catalogue lists the provider (REST: lowercase).",
+);
 
 @ObjectType({ description: "A skill of the service catalogue (SkillSummary)." })
 export class MarketSkill {
@@ -13,7 +23,7 @@ export class MarketSkill {
   @Field(() => [String]) serviceTypes!: string[];
   @Field(() => [String]) operations!: string[];
   @Field(S, { description: "native | external-handoff" }) executionMode!: string;
-  @Field(S) integrationStatus!: string;
+  @Field(() => MarketIntegrationStatus) integrationStatus!: string;
 }
 
 @ObjectType({ description: "Where an external-handoff service continues." })
@@ -51,11 +61,11 @@ export class MarketService {
   @Field(S) description!: string;
   @Field(() => [String]) operations!: string[];
   @Field(S) executionMode!: string;
-  @Field(S) integrationStatus!: string;
+  @Field(() => MarketIntegrationStatus) integrationStatus!: string;
   @Field(S) region!: string;
   @Field(() => [String]) capabilities!: string[];
   @Field(() => MarketHandoff, { nullable: true }) handoff!: MarketHandoff | null;
-  @Field(() => JSONObjectScalar) metadata!: Record<string, unknown>;
+  @Field(() => JSONObjectScalar, { description: "The provider's own service metadata: free-form by design." }) metadata!: Record<string, unknown>;
   @Field(S) providerId!: string;
   @Field(S) providerLabel!: string;
   @Field(S) authType!: string;
@@ -85,7 +95,7 @@ export class MarketQuote {
   @Field(S) skillKey!: string;
   @Field(S) providerKey!: string;
   @Field(S) executionMode!: string;
-  @Field(S) integrationStatus!: string;
+  @Field(() => MarketIntegrationStatus) integrationStatus!: string;
   @Field(S) operation!: string;
   @Field(() => Float) score!: number;
   @Field(() => [String]) reasons!: string[];

@@ -1,14 +1,19 @@
 import { Field, InputType, ObjectType } from "type-graphql";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { DateTimeScalar } from "../../shared/date-time.scalar.js";
+import { statusEnum } from "../common/status-enum.js";
+import { NODE_STATUSES } from "./graph.service.js";
 
-@ObjectType({ description: "A node of a market machine's graph. status: draft | active | blocked | degraded." })
+/** A graph node's state (REST: lowercase). */
+export const GraphNodeStatus = statusEnum("GraphNodeStatus", NODE_STATUSES, "DRAFT (the default), ACTIVE, BLOCKED or DEGRADED (REST: lowercase).");
+
+@ObjectType({ description: "A node of a market machine's graph." })
 export class GraphNode {
   @Field(() => String) id!: string;
   @Field(() => String, { description: "The market machine ID." }) machineId!: string;
   @Field(() => String) kind!: string;
   @Field(() => String) label!: string;
-  @Field(() => String) status!: string;
+  @Field(() => GraphNodeStatus) status!: string;
   @Field(() => JSONObjectScalar, { description: "Shallow-merged on update." }) data!: Record<string, unknown>;
   @Field(() => DateTimeScalar) createdAt!: string;
   @Field(() => DateTimeScalar) updatedAt!: string;
@@ -22,7 +27,7 @@ export class GraphEdge {
   @Field(() => String) toNodeId!: string;
   @Field(() => String) kind!: string;
   @Field(() => String, { nullable: true }) label!: string | null;
-  @Field(() => JSONObjectScalar) data!: Record<string, unknown>;
+  @Field(() => JSONObjectScalar, { description: "Free-form JSON by design, stored and answered as written." }) data!: Record<string, unknown>;
   @Field(() => DateTimeScalar) createdAt!: string;
   @Field(() => DateTimeScalar) updatedAt!: string;
 }
@@ -38,7 +43,8 @@ export class MachineGraph {
 export class GraphNodeInput {
   @Field(() => String, { nullable: true }) kind?: string | null;
   @Field(() => String, { nullable: true }) label?: string | null;
-  @Field(() => String, { nullable: true }) status?: string | null;
+  @Field(() => String, { nullable: true, description: "draft, active, blocked or degraded (GraphNodeStatus in its stored spelling): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST." })
+  status?: string | null;
   @Field(() => JSONObjectScalar, { nullable: true }) data?: Record<string, unknown> | null;
 }
 

@@ -22,7 +22,7 @@ export class TaskResolver {
   @Query(() => MarketTaskPage, { description: "GET /machines/:machineId/tasks (newest first)" })
   machineTasks(
     @Arg("machineId", S) machineId: string,
-    @Arg("status", S, opt) status: string | null,
+    @Arg("status", S, { nullable: true, description: "A MarketTaskStatus in its stored spelling (queued ... handoff): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST." }) status: string | null,
     @Arg("limit", () => Int, opt) limit: number | null,
     @Arg("cursor", S, opt) cursor: string | null,
   ): Promise<MarketTaskPage> {
@@ -56,7 +56,7 @@ export class TaskResolver {
   marketRuns(
     @Arg("machineId", S, opt) machineId: string | null,
     @Arg("taskId", S, opt) taskId: string | null,
-    @Arg("status", S, opt) status: string | null,
+    @Arg("status", S, { nullable: true, description: "A MarketRunStatus in its stored spelling (succeeded, failed, handoff): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST." }) status: string | null,
     @Arg("providerKey", S, opt) providerKey: string | null,
     @Arg("since", S, opt) since: string | null,
     @Arg("until", S, opt) until: string | null,

@@ -1,4 +1,6 @@
-import { Field, Float, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
+import { Field, Float, InputType, Int, ObjectType } from "type-graphql";
+import { statusEnum } from "../common/status-enum.js";
+import { RUN_STATUSES, TASK_STATUSES } from "./task.service.js";
 import { JSONObjectScalar } from "../../shared/json-object.scalar.js";
 import { MarketHandoff } from "./catalogue.type.js";
 import { DateTimeScalar } from "../../shared/date-time.scalar.js";
@@ -30,23 +32,17 @@ export class MarketRoute {
   @Field(() => DateTimeScalar) createdAt!: string;
 }
 
-/**
- * A task's state. The enum's internal values are the stored lowercase spellings, so services and audit payloads keep
- * them; GraphQL answers the UPPER_CASE names and the REST shim writes them back in lowercase.
- */
-export enum MarketTaskStatus {
-  QUEUED = "queued",
-  DISCOVERED = "discovered",
-  RESOLVED = "resolved",
-  EXECUTING = "executing",
-  EXECUTED = "executed",
-  FAILED = "failed",
-  HANDOFF = "handoff",
-}
-registerEnumType(MarketTaskStatus, {
-  name: "MarketTaskStatus",
-  description: "QUEUED → DISCOVERED → RESOLVED → EXECUTING → EXECUTED | FAILED | HANDOFF (REST: lowercase).",
-});
+/** A task's state, over the service's state list (REST: lowercase). */
+export const MarketTaskStatus = statusEnum(
+  "MarketTaskStatus",
+  TASK_STATUSES,
+  "QUEUED → DISCOVERED → RESOLVED → EXECUTING → EXECUTED | FAILED | HANDOFF (REST: lowercase).",
+);
+export type MarketTaskStatus = (typeof TASK_STATUSES)[number];
+
+/** A run's outcome (REST: lowercase). */
+export const MarketRunStatus = statusEnum("MarketRunStatus", RUN_STATUSES, "SUCCEEDED | FAILED | HANDOFF (a 202 from the provider) (REST: lowercase).");
+export type MarketRunStatus = (typeof RUN_STATUSES)[number];
 
 @ObjectType({ description: "A task; status is a MarketTaskStatus." })
 export class MarketTask {
@@ -65,7 +61,7 @@ export class MarketTask {
   @Field(() => DateTimeScalar) updatedAt!: string;
 }
 
-@ObjectType({ description: "One execution of a task's route. status: succeeded | failed | handoff." })
+@ObjectType({ description: "One execution of a task's route." })
 export class MarketRun {
   @Field(S) id!: string;
   @Field(S) machineId!: string;
@@ -73,7 +69,7 @@ export class MarketRun {
   @Field(S) routeId!: string;
   @Field(S) providerKey!: string;
   @Field(S) executionMode!: string;
-  @Field(S) status!: string;
+  @Field(() => MarketRunStatus) status!: string;
   @Field(() => Int, { nullable: true, description: "The provider's HTTP status (202 for a handoff)." }) httpStatus!: number | null;
   @Field(() => String, { nullable: true, description: "provider_status, or an outbound refusal reason." }) errorReason!: string | null;
   @Field(() => DateTimeScalar) startedAt!: string;
@@ -87,7 +83,8 @@ export class MarketOutcome {
   @Field(S) taskId!: string;
   @Field(S) runId!: string;
   @Field(S) kind!: string;
-  @Field(() => JSONObjectScalar) result!: Record<string, unknown>;
+  @Field(() => JSONObjectScalar, { description: "The provider's answer (or the handoff or error), as the provider wrote it: free-form by design." })
+  result!: Record<string, unknown>;
   @Field(() => DateTimeScalar) createdAt!: string;
 }
 

@@ -920,7 +920,8 @@ export interface paths {
          *
          *     ```graphql
          *     query AgentPairings($machineId: String!, $limit: Int, $cursor: String) {
-         *       agentPairings(machineId: $machineId, limit: $limit, cursor: $cursor) { items { id machineId status agentAddress agentDid agentProvider agentRole description verification delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
+         *       agentPairings(machineId: $machineId, limit: $limit, cursor: $cursor) { items { id machineId status agentAddress agentDid agentProvider agentRole description
+         *       verification { method signerAddress verifiedAt challengeExpiresAt } delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
          *       delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt } nextCursor }
          *     }
          *     ```
@@ -933,7 +934,8 @@ export interface paths {
          *
          *     ```graphql
          *     mutation CreateAgentPairing($machineSession: String, $machineId: String!, $input: CreateAgentPairingInput!) {
-         *       createAgentPairing(machineSession: $machineSession, machineId: $machineId, input: $input) { id machineId status agentAddress agentDid agentProvider agentRole description verification delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
+         *       createAgentPairing(machineSession: $machineSession, machineId: $machineId, input: $input) { id machineId status agentAddress agentDid agentProvider agentRole description
+         *       verification { method signerAddress verifiedAt challengeExpiresAt } delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
          *       delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt pairingToken }
          *     }
          *     ```
@@ -986,7 +988,8 @@ export interface paths {
          *
          *     ```graphql
          *     mutation CreateAgentPairingSession($machineId: String!, $pairingId: String!, $agentProof: AgentProofInput) {
-         *       createAgentPairingSession(machineId: $machineId, pairingId: $pairingId, agentProof: $agentProof) { id machineId status agentAddress agentDid agentProvider agentRole description verification delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
+         *       createAgentPairingSession(machineId: $machineId, pairingId: $pairingId, agentProof: $agentProof) { id machineId status agentAddress agentDid agentProvider agentRole description
+         *       verification { method signerAddress verifiedAt challengeExpiresAt } delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
          *       delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt pairingToken }
          *     }
          *     ```
@@ -1013,7 +1016,8 @@ export interface paths {
          * @description Runs the named GraphQL operation `RevokeAgentPairing` on the gateway:
          *
          *     ```graphql
-         *     mutation RevokeAgentPairing($machineSession: String, $machineId: String!, $pairingId: String!) { revokeAgentPairing(machineSession: $machineSession, machineId: $machineId, pairingId: $pairingId) { id machineId status agentAddress agentDid agentProvider agentRole description verification delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
+         *     mutation RevokeAgentPairing($machineSession: String, $machineId: String!, $pairingId: String!) { revokeAgentPairing(machineSession: $machineSession, machineId: $machineId, pairingId: $pairingId) { id machineId status agentAddress agentDid agentProvider agentRole description
+         *       verification { method signerAddress verifiedAt challengeExpiresAt } delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
          *       delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt } }
          *     ```
          */
@@ -1026,7 +1030,8 @@ export interface paths {
          *
          *     ```graphql
          *     mutation UpdateAgentPairing($machineSession: String, $machineId: String!, $pairingId: String!, $input: UpdateAgentPairingInput!) {
-         *       updateAgentPairing(machineSession: $machineSession, machineId: $machineId, pairingId: $pairingId, input: $input) { id machineId status agentAddress agentDid agentProvider agentRole description verification delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
+         *       updateAgentPairing(machineSession: $machineSession, machineId: $machineId, pairingId: $pairingId, input: $input) { id machineId status agentAddress agentDid agentProvider agentRole description
+         *       verification { method signerAddress verifiedAt challengeExpiresAt } delegationPolicy { allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency }
          *       delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt }
          *     }
          *     ```
@@ -2175,7 +2180,8 @@ export interface paths {
          *
          *     ```graphql
          *     mutation PutDeliveryCapabilities($machineId: String!, $agentId: String, $agentToken: String, $input: JSONObject!) {
-         *       putDeliveryCapabilities(machineId: $machineId, agentId: $agentId, agentToken: $agentToken, input: $input)
+         *       putDeliveryCapabilities(machineId: $machineId, agentId: $agentId, agentToken: $agentToken, input: $input) { created item { machineId agentId
+         *       capabilities { transportId version features protocols encoding params { addresses peerId } } resourceTypes expiresAt updatedAt } }
          *     }
          *     ```
          */
@@ -2202,7 +2208,8 @@ export interface paths {
          *
          *     ```graphql
          *     mutation CreatePurchase($pairingToken: String, $input: JSONObject!) { createPurchase(pairingToken: $pairingToken, input: $input) { id status resource { type listingId selection { chunkIds } } machineId
-         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities { transportId version features } } price { amount currency }
+         *       delivery { mode transportId version protocols encoding features peer { machineId addresses peerId } } failure { code message }
          *       rail paymentIntent payment paidAt completedAt createdAt updatedAt } }
          *     ```
          */
@@ -2227,7 +2234,8 @@ export interface paths {
          *     ```graphql
          *     query Purchase($purchaseId: String!, $pairingToken: String, $agentId: String, $agentToken: String) {
          *       purchase(purchaseId: $purchaseId, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken) { id status resource { type listingId selection { chunkIds } } machineId
-         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities { transportId version features } } price { amount currency }
+         *       delivery { mode transportId version protocols encoding features peer { machineId addresses peerId } } failure { code message }
          *       rail paymentIntent payment paidAt completedAt createdAt updatedAt paymentDueAt }
          *     }
          *     ```
@@ -2257,7 +2265,8 @@ export interface paths {
          *     ```graphql
          *     mutation CreatePurchasePaymentIntent($pairingToken: String, $purchaseId: String!, $input: JSONObject) {
          *       createPurchasePaymentIntent(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input) { id status resource { type listingId selection { chunkIds } } machineId
-         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities { transportId version features } } price { amount currency }
+         *       delivery { mode transportId version protocols encoding features peer { machineId addresses peerId } } failure { code message }
          *       rail paymentIntent payment paidAt completedAt createdAt updatedAt }
          *     }
          *     ```
@@ -2285,7 +2294,8 @@ export interface paths {
          *     ```graphql
          *     mutation SubmitPurchasePaymentProof($pairingToken: String, $purchaseId: String!, $input: JSONObject) {
          *       submitPurchasePaymentProof(pairingToken: $pairingToken, purchaseId: $purchaseId, input: $input) { id status resource { type listingId selection { chunkIds } } machineId
-         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities { transportId version features } } price { amount currency }
+         *       delivery { mode transportId version protocols encoding features peer { machineId addresses peerId } } failure { code message }
          *       rail paymentIntent payment paidAt completedAt createdAt updatedAt }
          *     }
          *     ```
@@ -2309,7 +2319,10 @@ export interface paths {
          * @description Runs the named GraphQL operation `GetPurchaseDelivery` on the gateway:
          *
          *     ```graphql
-         *     mutation GetPurchaseDelivery($pairingToken: String, $purchaseId: String!) { getPurchaseDelivery(pairingToken: $pairingToken, purchaseId: $purchaseId) }
+         *     mutation GetPurchaseDelivery($pairingToken: String, $purchaseId: String!) {
+         *       getPurchaseDelivery(pairingToken: $pairingToken, purchaseId: $purchaseId) { purchaseId status delivery { sessionId status mode transportId version protocols encoding features
+         *       peer { machineId addresses peerId } handoff { token expiresAt } chunkIds } access { schemaVersion chunkId buyer { recipientId recipientType algorithm publicKeyHex wrappedKeyHex } } }
+         *     }
          *     ```
          */
         get: operations["GetPurchaseDelivery"];
@@ -2336,7 +2349,7 @@ export interface paths {
          *
          *     ```graphql
          *     mutation CreatePurchaseEvent($purchaseId: String!, $input: JSONObject!, $pairingToken: String, $agentId: String, $agentToken: String) {
-         *       createPurchaseEvent(purchaseId: $purchaseId, input: $input, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken)
+         *       createPurchaseEvent(purchaseId: $purchaseId, input: $input, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken) { id purchaseId type actor { type id } data purchaseStatus createdAt }
          *     }
          *     ```
          */
@@ -2362,7 +2375,10 @@ export interface paths {
          *
          *     ```graphql
          *     mutation PreparePurchaseAccess($purchaseId: String!, $items: [JSONObject!]!, $agentId: String, $agentToken: String) {
-         *       preparePurchaseAccess(purchaseId: $purchaseId, items: $items, agentId: $agentId, agentToken: $agentToken)
+         *       preparePurchaseAccess(purchaseId: $purchaseId, items: $items, agentId: $agentId, agentToken: $agentToken) { item { id status resource { type listingId selection { chunkIds } } machineId
+         *       buyer { id publicKey { type publicKeyHex } deliveryCapabilities { transportId version features } } price { amount currency }
+         *       delivery { mode transportId version protocols encoding features peer { machineId addresses peerId } } failure { code message }
+         *       rail paymentIntent payment paidAt completedAt createdAt updatedAt } access { schemaVersion chunkId buyer { recipientId recipientType algorithm publicKeyHex wrappedKeyHex } } deliverySession { id status } }
          *     }
          *     ```
          */
@@ -2388,7 +2404,7 @@ export interface paths {
          *
          *     ```graphql
          *     mutation VerifyPurchaseHandoff($machineId: String!, $handoffToken: String!, $agentId: String, $agentToken: String) {
-         *       verifyPurchaseHandoff(machineId: $machineId, handoffToken: $handoffToken, agentId: $agentId, agentToken: $agentToken)
+         *       verifyPurchaseHandoff(machineId: $machineId, handoffToken: $handoffToken, agentId: $agentId, agentToken: $agentToken) { purchaseId sessionId machineId buyerId buyerPublicKeyHex chunkIds transportId expiresAt purchaseStatus }
          *     }
          *     ```
          */
@@ -3708,7 +3724,8 @@ export interface operations {
                                 machineId: string;
                                 kind: string;
                                 label: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "draft" | "active" | "blocked" | "degraded";
                                 data: {
                                     [key: string]: unknown;
                                 };
@@ -3775,6 +3792,7 @@ export interface operations {
                 "application/json": {
                     kind?: string;
                     label?: string;
+                    /** @description draft, active, blocked or degraded (GraphNodeStatus in its stored spelling): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST. */
                     status?: string;
                     data?: {
                         [key: string]: unknown;
@@ -3796,7 +3814,8 @@ export interface operations {
                             machineId: string;
                             kind: string;
                             label: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "blocked" | "degraded";
                             data: {
                                 [key: string]: unknown;
                             };
@@ -3895,6 +3914,7 @@ export interface operations {
                 "application/json": {
                     kind?: string;
                     label?: string;
+                    /** @description draft, active, blocked or degraded (GraphNodeStatus in its stored spelling): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST. */
                     status?: string;
                     data?: {
                         [key: string]: unknown;
@@ -3916,7 +3936,8 @@ export interface operations {
                             machineId: string;
                             kind: string;
                             label: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "draft" | "active" | "blocked" | "degraded";
                             data: {
                                 [key: string]: unknown;
                             };
@@ -4165,7 +4186,8 @@ export interface operations {
                             serviceTypes: string[];
                             operations: string[];
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                         }[];
                     };
                 };
@@ -4229,7 +4251,8 @@ export interface operations {
                             description: string;
                             operations: string[];
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             region: string;
                             capabilities: string[];
                             handoff: null | {
@@ -4316,7 +4339,8 @@ export interface operations {
                             description: string;
                             operations: string[];
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             region: string;
                             capabilities: string[];
                             handoff: null | {
@@ -4429,7 +4453,8 @@ export interface operations {
                                 skillKey: string;
                                 providerKey: string;
                                 executionMode: string;
-                                integrationStatus: string;
+                                /** @enum {string} */
+                                integrationStatus: "live" | "partner" | "planned";
                                 operation: string;
                                 score: number;
                                 reasons: string[];
@@ -5002,7 +5027,8 @@ export interface operations {
                                 routeId: string;
                                 providerKey: string;
                                 executionMode: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "handoff";
                                 httpStatus: null | number;
                                 errorReason: null | string;
                                 /** Format: date-time */
@@ -5196,7 +5222,8 @@ export interface operations {
                             routeId: string;
                             providerKey: string;
                             executionMode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "succeeded" | "failed" | "handoff";
                             httpStatus: null | number;
                             errorReason: null | string;
                             /** Format: date-time */
@@ -5253,7 +5280,8 @@ export interface operations {
                             routeId: string;
                             providerKey: string;
                             executionMode: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "succeeded" | "failed" | "handoff";
                             httpStatus: null | number;
                             errorReason: null | string;
                             /** Format: date-time */
@@ -5310,7 +5338,8 @@ export interface operations {
                             name: string;
                             description: null | string;
                             kind: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
                             machineIds: string[];
                             rules: {
                                 [key: string]: unknown;
@@ -5354,6 +5383,7 @@ export interface operations {
                     name?: string;
                     description?: string;
                     kind?: string;
+                    /** @description active or disabled (MarketPolicyStatus in its stored spelling): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST. */
                     status?: string;
                     machineIds?: string[];
                     rules?: {
@@ -5376,7 +5406,8 @@ export interface operations {
                             name: string;
                             description: null | string;
                             kind: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
                             machineIds: string[];
                             rules: {
                                 [key: string]: unknown;
@@ -5432,7 +5463,8 @@ export interface operations {
                             name: string;
                             description: null | string;
                             kind: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
                             machineIds: string[];
                             rules: {
                                 [key: string]: unknown;
@@ -5481,6 +5513,7 @@ export interface operations {
                     name?: string;
                     description?: string;
                     kind?: string;
+                    /** @description active or disabled (MarketPolicyStatus in its stored spelling): a string, checked by the service, so an unknown value answers VALIDATION_ERROR as on REST. */
                     status?: string;
                     machineIds?: string[];
                     rules?: {
@@ -5503,7 +5536,8 @@ export interface operations {
                             name: string;
                             description: null | string;
                             kind: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
                             machineIds: string[];
                             rules: {
                                 [key: string]: unknown;
@@ -5629,14 +5663,20 @@ export interface operations {
                         items: {
                             id: string;
                             machineId: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "revoked";
                             agentAddress: string;
                             agentDid: null | string;
                             agentProvider: string;
                             agentRole: string;
                             description: null | string;
                             verification: null | {
-                                [key: string]: unknown;
+                                method: string;
+                                signerAddress: string;
+                                /** Format: date-time */
+                                verifiedAt: string;
+                                /** Format: date-time */
+                                challengeExpiresAt: string;
                             };
                             delegationPolicy: {
                                 allowedSkillKeys: string[];
@@ -5735,14 +5775,20 @@ export interface operations {
                         item: {
                             id: string;
                             machineId: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "revoked";
                             agentAddress: string;
                             agentDid: null | string;
                             agentProvider: string;
                             agentRole: string;
                             description: null | string;
                             verification: null | {
-                                [key: string]: unknown;
+                                method: string;
+                                signerAddress: string;
+                                /** Format: date-time */
+                                verifiedAt: string;
+                                /** Format: date-time */
+                                challengeExpiresAt: string;
                             };
                             delegationPolicy: {
                                 allowedSkillKeys: string[];
@@ -5891,14 +5937,20 @@ export interface operations {
                         item: {
                             id: string;
                             machineId: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "revoked";
                             agentAddress: string;
                             agentDid: null | string;
                             agentProvider: string;
                             agentRole: string;
                             description: null | string;
                             verification: null | {
-                                [key: string]: unknown;
+                                method: string;
+                                signerAddress: string;
+                                /** Format: date-time */
+                                verifiedAt: string;
+                                /** Format: date-time */
+                                challengeExpiresAt: string;
                             };
                             delegationPolicy: {
                                 allowedSkillKeys: string[];
@@ -6021,6 +6073,7 @@ export interface operations {
                         dailySpendLimit?: number;
                         currency?: string;
                     };
+                    /** @description active or paused (AgentPairingStatus in its stored spelling): a string, checked by the service after the machine's authority, so an unknown value answers VALIDATION_ERROR as on REST. */
                     status?: string;
                     description?: string;
                 };
@@ -6038,14 +6091,20 @@ export interface operations {
                         item: {
                             id: string;
                             machineId: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "revoked";
                             agentAddress: string;
                             agentDid: null | string;
                             agentProvider: string;
                             agentRole: string;
                             description: null | string;
                             verification: null | {
-                                [key: string]: unknown;
+                                method: string;
+                                signerAddress: string;
+                                /** Format: date-time */
+                                verifiedAt: string;
+                                /** Format: date-time */
+                                challengeExpiresAt: string;
                             };
                             delegationPolicy: {
                                 allowedSkillKeys: string[];
@@ -6127,7 +6186,8 @@ export interface operations {
                             serviceType: string;
                             operation: string;
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             /** @enum {string} */
                             status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                             /** Format: date-time */
@@ -6237,7 +6297,8 @@ export interface operations {
                             serviceType: string;
                             operation: string;
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             /** @enum {string} */
                             status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                             /** Format: date-time */
@@ -6327,7 +6388,8 @@ export interface operations {
                             serviceType: string;
                             operation: string;
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             /** @enum {string} */
                             status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                             /** Format: date-time */
@@ -6581,7 +6643,8 @@ export interface operations {
                                 serviceType: string;
                                 operation: string;
                                 executionMode: string;
-                                integrationStatus: string;
+                                /** @enum {string} */
+                                integrationStatus: "live" | "partner" | "planned";
                                 /** @enum {string} */
                                 status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                                 /** Format: date-time */
@@ -6664,7 +6727,8 @@ export interface operations {
                                 routeId: string;
                                 providerKey: string;
                                 executionMode: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "handoff";
                                 httpStatus: null | number;
                                 errorReason: null | string;
                                 /** Format: date-time */
@@ -6732,7 +6796,8 @@ export interface operations {
                             serviceType: string;
                             operation: string;
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             /** @enum {string} */
                             status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                             /** Format: date-time */
@@ -6832,7 +6897,8 @@ export interface operations {
                             serviceType: string;
                             operation: string;
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             /** @enum {string} */
                             status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                             /** Format: date-time */
@@ -6924,7 +6990,8 @@ export interface operations {
                             serviceType: string;
                             operation: string;
                             executionMode: string;
-                            integrationStatus: string;
+                            /** @enum {string} */
+                            integrationStatus: "live" | "partner" | "planned";
                             /** @enum {string} */
                             status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                             /** Format: date-time */
@@ -7023,7 +7090,8 @@ export interface operations {
                                 serviceType: string;
                                 operation: string;
                                 executionMode: string;
-                                integrationStatus: string;
+                                /** @enum {string} */
+                                integrationStatus: "live" | "partner" | "planned";
                                 /** @enum {string} */
                                 status: "created" | "payment_pending" | "ready" | "executing" | "delivered" | "confirmed" | "handoff" | "disputed" | "failed" | "cancelled";
                                 /** Format: date-time */
@@ -9640,14 +9708,33 @@ export interface operations {
         };
         responses: {
             /** @description Success. Content-Type: application/json; charset=utf-8. */
-            200: {
+            201: {
                 headers: {
                     "cache-control": components["headers"]["cache-control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        item: {
+                            machineId: string;
+                            agentId: string;
+                            capabilities: {
+                                transportId: string;
+                                version: string;
+                                features: string[];
+                                protocols: string[];
+                                encoding: string;
+                                params: {
+                                    addresses: string[];
+                                    peerId: null | string;
+                                };
+                            }[];
+                            resourceTypes: string[];
+                            /** Format: date-time */
+                            expiresAt: null | string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
             };
@@ -10085,7 +10172,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        purchaseId: string;
+                        /** @enum {string} */
+                        status: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
+                        delivery: {
+                            sessionId: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
+                            mode: string;
+                            transportId: string;
+                            version: string;
+                            protocols: string[];
+                            encoding: string;
+                            features: string[];
+                            peer: {
+                                machineId: string;
+                                addresses: string[];
+                                peerId: null | string;
+                            };
+                            handoff: null | {
+                                token: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                            chunkIds: string[];
+                        };
+                        access: {
+                            schemaVersion: string;
+                            chunkId: string;
+                            buyer: {
+                                recipientId: string;
+                                recipientType: string;
+                                algorithm: string;
+                                publicKeyHex: string;
+                                wrappedKeyHex: string;
+                            };
+                        }[];
                     };
                 };
             };
@@ -10140,7 +10262,20 @@ export interface operations {
                 content: {
                     "application/json": {
                         item: {
-                            [key: string]: unknown;
+                            id: string;
+                            purchaseId: string;
+                            type: string;
+                            actor: {
+                                type: string;
+                                id: string;
+                            };
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            purchaseStatus: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
+                            /** Format: date-time */
+                            createdAt: string;
                         };
                     };
                 };
@@ -10191,7 +10326,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        item: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
+                            resource: {
+                                type: string;
+                                listingId: string;
+                                selection: {
+                                    chunkIds: string[];
+                                };
+                            };
+                            machineId: string;
+                            buyer: {
+                                id: string;
+                                publicKey: {
+                                    type: string;
+                                    publicKeyHex: string;
+                                };
+                                deliveryCapabilities: {
+                                    transportId: string;
+                                    version: null | string;
+                                    features: string[];
+                                }[];
+                            };
+                            price: {
+                                amount: string;
+                                currency: string;
+                            };
+                            delivery: null | {
+                                mode: string;
+                                transportId: string;
+                                version: string;
+                                protocols: string[];
+                                encoding: string;
+                                features: string[];
+                                peer: {
+                                    machineId: string;
+                                    addresses: string[];
+                                    peerId: string;
+                                };
+                            };
+                            failure: null | {
+                                code: string;
+                                message: string;
+                            };
+                            rail: null | string;
+                            paymentIntent: null | {
+                                [key: string]: unknown;
+                            };
+                            payment: null | {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            paidAt: null | string;
+                            /** Format: date-time */
+                            completedAt: null | string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        access: {
+                            schemaVersion: string;
+                            chunkId: string;
+                            buyer: {
+                                recipientId: string;
+                                recipientType: string;
+                                algorithm: string;
+                                publicKeyHex: string;
+                                wrappedKeyHex: string;
+                            };
+                        }[];
+                        deliverySession: null | {
+                            id: string;
+                            /** @enum {string} */
+                            status: "requested" | "preparing" | "ready" | "delivered" | "failed";
+                        };
                     };
                 };
             };
@@ -10244,7 +10455,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         item: {
-                            [key: string]: unknown;
+                            purchaseId: string;
+                            sessionId: string;
+                            machineId: string;
+                            buyerId: string;
+                            buyerPublicKeyHex: string;
+                            chunkIds: string[];
+                            transportId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @enum {string} */
+                            purchaseStatus: "delivery_reserving" | "payment_pending" | "paid" | "delivering" | "delivered" | "completed" | "failed" | "cancelled" | "expired";
                         };
                     };
                 };

@@ -2,7 +2,8 @@
 import { op } from "../http.js";
 
 const POLICY = "allowedSkillKeys deniedSkillKeys allowedServiceIds deniedServiceIds perTransactionLimit dailySpendLimit currency";
-const PAIRING = `id machineId status agentAddress agentDid agentProvider agentRole description verification delegationPolicy { ${POLICY} }
+const PAIRING = `id machineId status agentAddress agentDid agentProvider agentRole description
+  verification { method signerAddress verifiedAt challengeExpiresAt } delegationPolicy { ${POLICY} }
   delegationPolicyHash hasAuthToken tokenLastFour sessionId sessionTokenId sessionIssuedAt sessionExpiresAt createdAt updatedAt`;
 const ORDER = `id machineId agentPairingId searchId quoteId serviceId skillKey providerKey serviceType operation executionMode
   integrationStatus status executingDeadline input budget payment serviceSnapshot spend { amount currency } taskId routeId runId outcomeId handoff

@@ -18,11 +18,21 @@ import { pairingTokenOf } from "../orders/order.routes.js";
 const J = "JSONObject";
 /** A purchase, members in the REST item's order (`delivery`, `paymentIntent` and `payment` follow the rail/transport). */
 const PURCHASE = `id status resource { type listingId selection { chunkIds } } machineId
-  buyer { id publicKey { type publicKeyHex } deliveryCapabilities } price { amount currency } delivery failure { code message }
+  buyer { id publicKey { type publicKeyHex } deliveryCapabilities { transportId version features } } price { amount currency }
+  delivery { mode transportId version protocols encoding features peer { machineId addresses peerId } } failure { code message }
   rail paymentIntent payment paidAt completedAt createdAt updatedAt`;
 /** GET of one purchase: the purchase and its payment deadline. */
 const PURCHASE_WITH_DUE = `${PURCHASE} paymentDueAt`;
 const RAIL_TOKEN = "token { address decimals symbol }";
+/** The delivery side's answers, members in the services' order. */
+const CAPABILITIES = `created item { machineId agentId
+  capabilities { transportId version features protocols encoding params { addresses peerId } } resourceTypes expiresAt updatedAt }`;
+const ACCESS = "access { schemaVersion chunkId buyer { recipientId recipientType algorithm publicKeyHex wrappedKeyHex } }";
+const DELIVERY = `purchaseId status delivery { sessionId status mode transportId version protocols encoding features
+  peer { machineId addresses peerId } handoff { token expiresAt } chunkIds } ${ACCESS}`;
+const EVENT = "id purchaseId type actor { type id } data purchaseStatus createdAt";
+const PREPARED = `item { ${PURCHASE} } ${ACCESS} deliverySession { id status }`;
+const GRANT = "purchaseId sessionId machineId buyerId buyerPublicKeyHex chunkIds transportId expiresAt purchaseStatus";
 const RAILS = `... on TransferPaymentRail { type chains { chain chainId ${RAIL_TOKEN} payTo confirmations } ${RAIL_TOKEN} payTo proof }
     ... on X402PaymentRail { type x402Version scheme network asset payTo extra { name version } }`;
 export const STREAM_PURCHASE_OPERATIONS = {
@@ -31,7 +41,7 @@ export const STREAM_PURCHASE_OPERATIONS = {
   putDeliveryCapabilities: op(
     "PutDeliveryCapabilities",
     `mutation PutDeliveryCapabilities($machineId: String!, $agentId: String, $agentToken: String, $input: ${J}!) {
-  putDeliveryCapabilities(machineId: $machineId, agentId: $agentId, agentToken: $agentToken, input: $input)
+  putDeliveryCapabilities(machineId: $machineId, agentId: $agentId, agentToken: $agentToken, input: $input) { ${CAPABILITIES} }
 }`,
   ),
   createPurchase: op(
@@ -58,24 +68,26 @@ export const STREAM_PURCHASE_OPERATIONS = {
   ),
   getPurchaseDelivery: op(
     "GetPurchaseDelivery",
-    `mutation GetPurchaseDelivery($pairingToken: String, $purchaseId: String!) { getPurchaseDelivery(pairingToken: $pairingToken, purchaseId: $purchaseId) }`,
+    `mutation GetPurchaseDelivery($pairingToken: String, $purchaseId: String!) {
+  getPurchaseDelivery(pairingToken: $pairingToken, purchaseId: $purchaseId) { ${DELIVERY} }
+}`,
   ),
   createPurchaseEvent: op(
     "CreatePurchaseEvent",
     `mutation CreatePurchaseEvent($purchaseId: String!, $input: ${J}!, $pairingToken: String, $agentId: String, $agentToken: String) {
-  createPurchaseEvent(purchaseId: $purchaseId, input: $input, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken)
+  createPurchaseEvent(purchaseId: $purchaseId, input: $input, pairingToken: $pairingToken, agentId: $agentId, agentToken: $agentToken) { ${EVENT} }
 }`,
   ),
   preparePurchaseAccess: op(
     "PreparePurchaseAccess",
     `mutation PreparePurchaseAccess($purchaseId: String!, $items: [${J}!]!, $agentId: String, $agentToken: String) {
-  preparePurchaseAccess(purchaseId: $purchaseId, items: $items, agentId: $agentId, agentToken: $agentToken)
+  preparePurchaseAccess(purchaseId: $purchaseId, items: $items, agentId: $agentId, agentToken: $agentToken) { ${PREPARED} }
 }`,
   ),
   verifyPurchaseHandoff: op(
     "VerifyPurchaseHandoff",
     `mutation VerifyPurchaseHandoff($machineId: String!, $handoffToken: String!, $agentId: String, $agentToken: String) {
-  verifyPurchaseHandoff(machineId: $machineId, handoffToken: $handoffToken, agentId: $agentId, agentToken: $agentToken)
+  verifyPurchaseHandoff(machineId: $machineId, handoffToken: $handoffToken, agentId: $agentId, agentToken: $agentToken) { ${GRANT} }
 }`,
   ),
 } as const;

@@ -1,4 +1,6 @@
-import { Field, InputType, ObjectType, registerEnumType } from "type-graphql";
+import { Field, InputType, ObjectType } from "type-graphql";
+import { statusEnum } from "../../common/status-enum.js";
+import { DELIVERY_SESSION_STATUSES, STREAM_ORDER_STATUSES, type DeliverySessionStatus, type StreamOrderStatus as StreamOrderStatusValue } from "./stream-order.states.js";
 import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 
@@ -8,34 +10,23 @@ const J = () => JSONObjectScalar;
 const D = () => DateTimeScalar;
 
 /**
- * The stream order lifecycle (docs/stream-marketplace.md "States"). GraphQL names are UPPER_CASE; the internal values
- * are the stored spellings the services use, and REST answers them lowercase with underscores (`payment_pending`).
+ * The stream order lifecycle (docs/stream-marketplace.md "States"), over the service's state list; REST answers the
+ * stored spellings (`payment_pending`).
  */
-export enum StreamOrderStatus {
-  PAYMENT_PENDING = "payment_pending",
-  PAID = "paid",
-  ACCESS_PREPARED = "access_prepared",
-  DELIVERED = "delivered",
-  CANCELLED = "cancelled",
-  EXPIRED = "expired",
-}
-registerEnumType(StreamOrderStatus, {
-  name: "StreamOrderStatus",
-  description: "PAYMENT_PENDING -> PAID -> ACCESS_PREPARED -> DELIVERED; PAYMENT_PENDING -> CANCELLED | EXPIRED (REST: lowercase).",
-});
+export const StreamOrderStatus = statusEnum(
+  "StreamOrderStatus",
+  STREAM_ORDER_STATUSES,
+  "PAYMENT_PENDING -> PAID -> ACCESS_PREPARED -> DELIVERED; PAYMENT_PENDING -> CANCELLED | EXPIRED (REST: lowercase).",
+);
+export type StreamOrderStatus = StreamOrderStatusValue;
 
-/** A delivery session's lifecycle; internal values are the stored spellings (REST: lowercase). */
-export enum StreamDeliverySessionStatus {
-  REQUESTED = "requested",
-  PREPARING = "preparing",
-  READY = "ready",
-  DELIVERED = "delivered",
-  FAILED = "failed",
-}
-registerEnumType(StreamDeliverySessionStatus, {
-  name: "StreamDeliverySessionStatus",
-  description: "REQUESTED -> PREPARING -> READY -> DELIVERED | FAILED; REQUESTED -> READY | FAILED; PREPARING -> FAILED (REST: lowercase).",
-});
+/** A delivery session's lifecycle (REST: lowercase). */
+export const StreamDeliverySessionStatus = statusEnum(
+  "StreamDeliverySessionStatus",
+  DELIVERY_SESSION_STATUSES,
+  "REQUESTED -> PREPARING -> READY -> DELIVERED | FAILED; REQUESTED -> READY | FAILED; PREPARING -> FAILED (REST: lowercase).",
+);
+export type StreamDeliverySessionStatus = DeliverySessionStatus;
 
 @ObjectType({ description: "A stream order's price: the listing's, or its pricePerChunk times the chosen chunks." })
 export class StreamOrderPrice {
@@ -100,7 +91,10 @@ export class StreamOrderDeliverySessionPage {
 @ObjectType({ description: "prepare-access: the order, the stored access entries and the delivery session." })
 export class PreparedStreamAccess {
   @Field(() => StreamOrder) item!: StreamOrder;
-  @Field(() => [JSONObjectScalar]) access!: Record<string, unknown>[];
+  @Field(() => [JSONObjectScalar], {
+    description: "The stored peaq.stream.buyer-access.v1 documents, kept as JSON so their members and signatures stay exactly as signed.",
+  })
+  access!: Record<string, unknown>[];
   @Field(() => StreamOrderDeliverySession) deliverySession!: StreamOrderDeliverySession;
 }
 

@@ -18,7 +18,7 @@ import { SEAL_OVERHEAD } from "../sealed-box.js";
 import { authenticateStreamAgent, type AgentCredentials } from "../seller/agent.auth.js";
 import { liveCapabilities } from "./delivery-capability.service.js";
 import { PurchaseErrors } from "./purchase.errors.js";
-import { lockPurchase, purchaseView, type PurchaseRow } from "./purchase.repository.js";
+import { lockPurchase, type PurchaseRow } from "./purchase.repository.js";
 import type { StreamPurchaseService } from "./purchase.service.js";
 import { newId, type JsonObject } from "../../common/support.js";
 
@@ -146,7 +146,7 @@ export class PurchaseDeliveryService {
         occurredAt: now,
         data: { purchaseId, sessionId: session?.id ?? null, chunkCount: entries.length, session: { before: session?.status ?? null, after: session ? (session.status === "requested" ? "ready" : session.status) : null } },
       });
-      return { item: purchaseView(purchase), access: entries as unknown as JsonObject[], deliverySession: session ? { id: session.id, status: session.status === "requested" ? "ready" : session.status } : null };
+      return { item: this.purchases.view(purchase), access: entries as unknown as JsonObject[], deliverySession: session ? { id: session.id, status: session.status === "requested" ? "ready" : session.status } : null };
     });
   }
 }

@@ -1,14 +1,16 @@
 /**
  * GraphQL operations of the purchase flow (public notes 3.4), the ones the REST routes of
- * rest-shim/routes/markets/stream/purchase.routes.ts map onto. Purchases, payment rails and delivery transports are typed
- * (purchase.type.ts); the delivery descriptor, capabilities, events, access preparation and handoff answers are still
- * the REST items as JSONObject (docs/stream-marketplace.md "Purchase flow").
+ * rest-shim/routes/markets/stream/purchase.routes.ts map onto. Every answer is typed (purchase.type.ts,
+ * purchase-delivery.type.ts). Request bodies stay `JSONObject` inputs: the services check their members after the
+ * caller's credential, so a bad body answers the documented error code on REST and GraphQL alike
+ * (docs/stream-marketplace.md "Purchase flow").
  */
 import { Arg, Mutation, Query, Resolver } from "type-graphql";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 import type { MarketsDeps } from "../../deps.js";
 import { DELIVERY_TRANSPORTS } from "./delivery-capability.service.js";
 import { DeliveryTransport, PaymentRail, Purchase } from "./purchase.type.js";
+import { DeliveryCapabilitiesResult, PreparedPurchaseAccess, PurchaseDelivery, PurchaseEvent, PurchaseHandoffGrant } from "./purchase-delivery.type.js";
 
 const S = () => String;
 const J = () => JSONObjectScalar;
@@ -31,7 +33,7 @@ export class StreamPurchaseResolver {
     return DELIVERY_TRANSPORTS;
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "PUT /machines/:machineId/delivery-capabilities: { created, item }" })
+  @Mutation(() => DeliveryCapabilitiesResult, { description: "PUT /machines/:machineId/delivery-capabilities: { created, item }" })
   putDeliveryCapabilities(
     @Arg("machineId", S) machineId: string,
     @Arg("agentId", S, agentId) id: string | null,
@@ -74,12 +76,12 @@ export class StreamPurchaseResolver {
     return this.deps.streamPurchases.purchases.proof(pairingToken, purchaseId, input);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "GET /purchases/:purchaseId/delivery (getPurchaseDelivery): issues a fresh connect handoff" })
+  @Mutation(() => PurchaseDelivery, { description: "GET /purchases/:purchaseId/delivery (getPurchaseDelivery): issues a fresh connect handoff" })
   getPurchaseDelivery(@Arg("pairingToken", S, token) pairingToken: string | null, @Arg("purchaseId", S) purchaseId: string) {
     return this.deps.streamPurchases.delivery.delivery(pairingToken, purchaseId);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "POST /purchases/:purchaseId/events (createPurchaseEvent)" })
+  @Mutation(() => PurchaseEvent, { description: "POST /purchases/:purchaseId/events (createPurchaseEvent)" })
   createPurchaseEvent(
     @Arg("purchaseId", S) purchaseId: string,
     @Arg("input", J) input: Record<string, unknown>,
@@ -90,17 +92,21 @@ export class StreamPurchaseResolver {
     return this.deps.streamPurchases.events.record(pairingToken, { agentId: id, agentToken: secret }, purchaseId, input);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "POST /purchases/:purchaseId/prepare-access (seller agent): { item, access, deliverySession }" })
+  @Mutation(() => PreparedPurchaseAccess, { description: "POST /purchases/:purchaseId/prepare-access (seller agent): { item, access, deliverySession }" })
   preparePurchaseAccess(
     @Arg("purchaseId", S) purchaseId: string,
-    @Arg("items", () => [JSONObjectScalar]) items: Record<string, unknown>[],
+    @Arg("items", () => [JSONObjectScalar], {
+      description:
+        "peaq.stream.buyer-access.v1 entries, one per bought chunk: JSON, checked by the service after the agent's credential (PURCHASE_ACCESS_MISMATCH, the same on REST).",
+    })
+    items: Record<string, unknown>[],
     @Arg("agentId", S, agentId) id: string | null,
     @Arg("agentToken", S, agentToken) secret: string | null,
   ) {
     return this.deps.streamPurchases.delivery.prepareAccess(purchaseId, { agentId: id, agentToken: secret }, items);
   }
 
-  @Mutation(() => JSONObjectScalar, { description: "POST /stream/delivery-sessions/handoff/verify (the seller's delivery server)" })
+  @Mutation(() => PurchaseHandoffGrant, { description: "POST /stream/delivery-sessions/handoff/verify (the seller's delivery server)" })
   verifyPurchaseHandoff(
     @Arg("machineId", S) machineId: string,
     @Arg("handoffToken", S) handoffToken: string,

@@ -1,9 +1,11 @@
 /**
  * GraphQL types of the purchase flow (docs/stream-marketplace.md "Purchase flow"). Members are exactly the REST items of
  * rest-shim/routes/markets/stream/purchase.routes.ts, in the same order; `JSONObject` remains only for members whose
- * shape depends on the rail or transport chosen (each says so in its description).
+ * shape depends on the rail chosen (each says so in its description).
  */
-import { createUnionType, Field, Int, ObjectType, registerEnumType } from "type-graphql";
+import { createUnionType, Field, Int, ObjectType } from "type-graphql";
+import { statusEnum } from "../../common/status-enum.js";
+import { PURCHASE_STATUSES, type PurchaseStatus as PurchaseStatusValue } from "./purchase.repository.js";
 import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 
@@ -12,26 +14,13 @@ const N = { nullable: true } as const;
 const J = () => JSONObjectScalar;
 const D = () => DateTimeScalar;
 
-/**
- * The purchase lifecycle (docs/stream-marketplace.md "States"). GraphQL names are UPPER_CASE; the internal values are
- * the stored spellings the services use, and REST answers them lowercase with underscores (`payment_pending`).
- */
-export enum PurchaseStatus {
-  DELIVERY_RESERVING = "delivery_reserving",
-  PAYMENT_PENDING = "payment_pending",
-  PAID = "paid",
-  DELIVERING = "delivering",
-  DELIVERED = "delivered",
-  COMPLETED = "completed",
-  FAILED = "failed",
-  CANCELLED = "cancelled",
-  EXPIRED = "expired",
-}
-registerEnumType(PurchaseStatus, {
-  name: "PurchaseStatus",
-  description:
-    "DELIVERY_RESERVING -> PAYMENT_PENDING | FAILED | CANCELLED; PAYMENT_PENDING -> PAID | CANCELLED | EXPIRED; PAID -> DELIVERING -> DELIVERED | FAILED; DELIVERED -> COMPLETED (REST: lowercase).",
-});
+/** The purchase lifecycle (docs/stream-marketplace.md "States"), over the service's state list (REST: lowercase). */
+export const PurchaseStatus = statusEnum(
+  "PurchaseStatus",
+  PURCHASE_STATUSES,
+  "DELIVERY_RESERVING -> PAYMENT_PENDING | FAILED | CANCELLED; PAYMENT_PENDING -> PAID | CANCELLED | EXPIRED; PAID -> DELIVERING -> DELIVERED | FAILED; DELIVERED -> COMPLETED (REST: lowercase).",
+);
+export type PurchaseStatus = PurchaseStatusValue;
 
 @ObjectType({ description: "The chunks a purchase buys." })
 export class PurchaseSelection {
@@ -51,14 +40,36 @@ export class PurchaseBuyerKey {
   @Field(S) publicKeyHex!: string;
 }
 
+@ObjectType({ description: "A delivery capability the buyer declared, normalised: transport, version (null when not given) and features." })
+export class PurchaseBuyerCapability {
+  @Field(S) transportId!: string;
+  @Field(() => String, N) version!: string | null;
+  @Field(() => [String]) features!: string[];
+}
+
+@ObjectType({ description: "The seller's delivery server as negotiated: machine, addresses, libp2p peer ID (null for tcp)." })
+export class PurchasePeer {
+  @Field(S) machineId!: string;
+  @Field(() => [String]) addresses!: string[];
+  @Field(() => String, N) peerId!: string | null;
+}
+
+@ObjectType({ description: "The p2p delivery negotiated between the seller's live capabilities and the buyer's." })
+export class PurchaseNegotiatedDelivery {
+  @Field(S, { description: "p2p." }) mode!: string;
+  @Field(S) transportId!: string;
+  @Field(S) version!: string;
+  @Field(() => [String]) protocols!: string[];
+  @Field(S) encoding!: string;
+  @Field(() => [String]) features!: string[];
+  @Field(() => PurchasePeer) peer!: PurchasePeer;
+}
+
 @ObjectType({ description: "The buyer of a purchase." })
 export class PurchaseBuyer {
   @Field(S, { description: "The pairing's agent DID (else its address)." }) id!: string;
   @Field(() => PurchaseBuyerKey) publicKey!: PurchaseBuyerKey;
-  @Field(() => [JSONObjectScalar], {
-    description: "The delivery capabilities the buyer declared, as sent (JSONObject: each transport has its own params).",
-  })
-  deliveryCapabilities!: Record<string, unknown>[];
+  @Field(() => [PurchaseBuyerCapability]) deliveryCapabilities!: PurchaseBuyerCapability[];
 }
 
 @ObjectType({ description: "A purchase's price: the listing's, or its pricePerChunk times the chosen chunks." })
@@ -81,11 +92,8 @@ export class Purchase {
   @Field(S) machineId!: string;
   @Field(() => PurchaseBuyer) buyer!: PurchaseBuyer;
   @Field(() => PurchasePrice) price!: PurchasePrice;
-  @Field(J, {
-    nullable: true,
-    description: "The negotiated p2p delivery (mode, transportId, version, protocols, encoding, features, peer); JSONObject because its members follow the transport (peer.peerId only for libp2p).",
-  })
-  delivery!: Record<string, unknown> | null;
+  @Field(() => PurchaseNegotiatedDelivery, { nullable: true, description: "Null until negotiated, and when the purchase failed." })
+  delivery!: PurchaseNegotiatedDelivery | null;
   @Field(() => PurchaseFailure, N) failure!: PurchaseFailure | null;
   @Field(() => String, { nullable: true, description: "The rail of the payment intent: transfer or x402." }) rail!: string | null;
   @Field(J, { nullable: true, description: "The payment intent; JSONObject because its members are the rail's (transfer or x402 requirements)." })

@@ -3,6 +3,9 @@ import { Field, Float, InputType, Int, ObjectType, registerEnumType } from "type
 import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 
+import { statusEnum } from "../../common/status-enum.js";
+import { POLICY_STATUSES } from "./stream-policy.service.js";
+
 const S = () => String;
 const N = { nullable: true } as const;
 const J = () => JSONObjectScalar;
@@ -18,13 +21,9 @@ registerEnumType(StreamSigningKeyStatus, {
   description: "ACTIVE -> REVOKED: a revoked key vouches only for chunks registered before its revokedAt (REST: lowercase).",
 });
 
-/** A capture policy's state; internal values are the stored spellings (REST: lowercase). */
-export enum StreamPolicyStatus {
-  ACTIVE = "active",
-  PAUSED = "paused",
-  ARCHIVED = "archived",
-}
-registerEnumType(StreamPolicyStatus, { name: "StreamPolicyStatus", description: "A capture policy's state (REST: lowercase)." });
+/** A capture policy's state, over the service's state list (REST: lowercase). */
+export const StreamPolicyStatus = statusEnum("StreamPolicyStatus", POLICY_STATUSES, "A capture policy's state (REST: lowercase).");
+export type StreamPolicyStatus = (typeof POLICY_STATUSES)[number];
 
 /** Free-form JSON kept as the agent wrote it. */
 const FREE = "Free-form JSON by design, stored and answered as written.";
