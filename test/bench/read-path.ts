@@ -125,7 +125,9 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   for (const target of targets) await load(target.url, connections, 2);
   for (let round = 1; round <= rounds; round++) {
     console.error(`round ${round}/${rounds}: read route ...`);
-    for (const target of targets) target.samples.push(await load(target.url, connections, durationS, target.pid));
+    // Every other round in reverse order, so that no target always runs right after another.
+    const order = round % 2 === 0 ? [...targets].reverse() : targets;
+    for (const target of order) target.samples.push(await load(target.url, connections, durationS, target.pid));
   }
   console.log(`\n${ROUTE_LABEL}, ${connections} connections, ${rounds} x ${durationS}s rounds (medians; load average ${loadAverage()})`);
   const [bare, ...paths] = targets.map((target) => summarize(target.name, target.samples, 34));
