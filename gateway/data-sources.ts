@@ -60,15 +60,22 @@ export class CachedLocalDataSource implements GraphQLDataSource<Context> {
       this.remember(source, parsed);
       document = parsed;
     }
-    const result = await execute({
-      schema: this.schema,
-      document,
-      variableValues: request.variables,
-      operationName: request.operationName,
-      contextValue: context,
-    });
-    if (!result.errors) return result as { data: Record<string, unknown> };
-    return { ...result, errors: result.errors.map((error) => maskError(error.toJSON(), error, this.report)) } as any;
+    return this.run(document, request.variables, request.operationName, context) as any;
+  }
+
+  /**
+   * Executes a document already parsed and validated against this subgraph's schema, its errors masked: what a
+   * gateway fetch gets back, and what the shim's direct path (local-executor.ts) runs for single-subgraph operations.
+   */
+  async run(document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null, context: Context) {
+    const result = await execute({ schema: this.schema, document, variableValues: variables, operationName, contextValue: context });
+    if (!result.errors) return result as { data: Record<string, unknown>; errors?: undefined };
+    return { ...result, errors: result.errors.map((error) => maskError(error.toJSON(), error, this.report)) };
+  }
+
+  /** The schema this source executes against. */
+  get subgraphSchema(): GraphQLSchema {
+    return this.schema;
   }
 
   private remember(source: string, document: DocumentNode): void {

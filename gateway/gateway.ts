@@ -39,6 +39,10 @@ export interface RunningGateway {
   server: ApolloServer<SubgraphContext>;
   /** The gateway's executor and API schema, for callers that prepare their operations themselves. */
   loaded: GatewayLoadResult;
+  /** The supergraph the gateway plans over (local-executor.ts plans the shim's fixed operations with it once). */
+  supergraphSdl: string;
+  /** The data sources of the in-process subgraphs, by subgraph name (none for remote subgraphs). */
+  localSources: Partial<Record<SubgraphName, CachedLocalDataSource>>;
 }
 
 /** What every Apollo Server of the platform answers errors with, and whether it explains its schema. */
@@ -56,12 +60,13 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
   // @apollo/gateway exports usage metrics to Apollo and probes cloud metadata endpoints (AWS, GCP, Azure, Alibaba)
   // unless told not to. The platform makes no outbound calls of its own; an operator may still opt in explicitly.
   process.env.APOLLO_TELEMETRY_DISABLED ??= "true";
+  const localSources: RunningGateway["localSources"] = {};
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     buildService: ({ name }) => {
       const endpoint = options.subgraphs[name as SubgraphName];
       if (!endpoint) throw new Error(`supergraph names an unknown subgraph: ${name}`);
-      if ("schema" in endpoint) return new CachedLocalDataSource(endpoint.schema, options.report);
+      if ("schema" in endpoint) return (localSources[name as SubgraphName] = new CachedLocalDataSource(endpoint.schema, options.report));
       if (!config.internalToken) throw new Error("the gateway needs INTERNAL_TOKEN to call remote subgraphs");
       return new ForwardingRemoteDataSource(endpoint.url, config.internalToken);
     },
@@ -84,7 +89,7 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
     ],
   });
   await server.start();
-  return { server, loaded };
+  return { server, loaded, supergraphSdl: options.supergraphSdl, localSources };
 }
 
 /**

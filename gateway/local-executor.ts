@@ -1,28 +1,50 @@
 /**
- * The shim's executor in the `all` topology: runs a named operation on the in-process gateway.
+ * The shim's executor in the `all` topology: runs a named operation in process.
  *
- * The shim's operations are fixed, so each is parsed and validated against the gateway's API schema once, on first
- * use, and then handed straight to the gateway's executor (query plan cached by the gateway). Apollo Server's
- * per-request pipeline (hashing, content negotiation, document cache lookups) is for arbitrary client documents and
- * is skipped here; GraphQL clients still go through it on the GraphQL listener.
+ * The shim's operations are fixed, so each is parsed and validated against the gateway's API schema once, and its
+ * path is decided once from the gateway's query plan (direct-subgraph.ts): an operation the plan answers with one
+ * fetch to one in-process subgraph is executed on that subgraph's schema directly (one graphql-js execution, no
+ * planning, fetch or result shaping), with the gateway's variable check before it and its error form after;
+ * anything else (entities across subgraphs) goes to the gateway's executor (query plan cached by the gateway).
+ * Apollo Server's per-request pipeline (hashing, content negotiation, document cache lookups) is for arbitrary
+ * client documents and is skipped on both paths; GraphQL clients still go through it on the GraphQL listener.
  */
 import { createHash } from "node:crypto";
-import { getOperationAST, parse, validate, type DocumentNode, type OperationDefinitionNode } from "graphql";
+import { getOperationAST, getVariableValues, parse, validate, type DocumentNode, type OperationDefinitionNode } from "graphql";
 import type { GatewayGraphQLRequestContext } from "@apollo/server-gateway-interface";
 import type { SubgraphContext } from "../subgraphs/shared/context.js";
 import type { ForwardedRequest, GraphQLExecutor, OperationResult, ShimOperation } from "../rest-shim/executor.js";
 import type { RunningGateway } from "./gateway.js";
+import { DirectPlanner, gatewayError, type DirectRoute } from "./direct-subgraph.js";
 
 interface PreparedOperation {
   document: DocumentNode;
   operation: OperationDefinitionNode;
   queryHash: string;
+  /** Set when the operation runs on one subgraph directly. */
+  direct?: DirectRoute;
+  /** Why the operation goes through the gateway (diagnostics and tests). */
+  gatewayReason?: string;
+}
+
+export interface LocalExecutorOptions {
+  /** Operations to prepare (and decide the path of) now, at start; others are prepared on first use. */
+  operations?: Iterable<ShimOperation>;
+  /** Run single-subgraph operations directly on their subgraph (default). Off: everything through the gateway. */
+  direct?: boolean;
+}
+
+export interface LocalExecutor extends GraphQLExecutor {
+  /** Each prepared operation's path: the subgraph it runs on directly, or `gateway: <why>`. */
+  paths(): Map<string, string>;
 }
 
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
-export function createLocalExecutor({ loaded }: RunningGateway): GraphQLExecutor {
+export function createLocalExecutor(gateway: RunningGateway, options: LocalExecutorOptions = {}): LocalExecutor {
+  const { loaded } = gateway;
   const prepared = new Map<ShimOperation, PreparedOperation>();
+  const planner = options.direct === false ? undefined : new DirectPlanner(gateway.supergraphSdl, loaded.schema, gateway.localSources);
 
   function prepare(op: ShimOperation): PreparedOperation {
     let entry = prepared.get(op);
@@ -37,14 +59,44 @@ export function createLocalExecutor({ loaded }: RunningGateway): GraphQLExecutor
       throw new Error(`the document of ${op.name} must hold exactly that one operation`);
     }
     entry = { document, operation, queryHash: createHash("sha256").update(op.document).digest("hex") };
+    const decision = planner ? planner.decide(document, operation) : "direct path off";
+    if (typeof decision === "string") entry.gatewayReason = decision;
+    else entry.direct = decision;
     prepared.set(op, entry);
     return entry;
   }
 
+  for (const op of options.operations ?? []) {
+    try {
+      prepare(op);
+    } catch {
+      // Left unprepared: its first use throws the same error, as for an operation never prepared in advance.
+    }
+  }
+
+  /** The gateway's executor path (validateIncomingRequest, then executeQueryPlan) compressed to its one fetch. */
+  async function executeDirect(entry: PreparedOperation, direct: DirectRoute, variables: Record<string, unknown>, context: SubgraphContext): Promise<OperationResult> {
+    if (entry.operation.variableDefinitions?.length) {
+      const { errors } = getVariableValues(loaded.schema, entry.operation.variableDefinitions, variables);
+      if (errors) return { errors };
+    }
+    // The gateway's fetch leaves out variables whose value is undefined (the subgraph then sees them absent).
+    const result = await direct.source.run(entry.document, definedOnly(variables), undefined, context);
+    if (!result.errors) return result;
+    return { errors: result.errors.map((error) => gatewayError(error, direct.serviceName)), data: result.data };
+  }
+
   return {
+    paths() {
+      const paths = new Map<string, string>();
+      for (const [op, entry] of prepared) paths.set(op.name, entry.direct ? entry.direct.serviceName : `gateway: ${entry.gatewayReason}`);
+      return paths;
+    },
     async execute(op: ShimOperation, variables: Record<string, unknown>, request: ForwardedRequest) {
-      const { document, operation, queryHash } = prepare(op);
+      const entry = prepare(op);
       const context: SubgraphContext = { clientIp: request.clientIp, authorization: request.authorization, requestId: request.requestId };
+      if (entry.direct) return executeDirect(entry, entry.direct, variables, context);
+      const { document, operation, queryHash } = entry;
       const requestContext = {
         request: { query: op.document, variables },
         response: { http: { headers: new Map<string, string>() } },
@@ -62,4 +114,11 @@ export function createLocalExecutor({ loaded }: RunningGateway): GraphQLExecutor
       return (await loaded.executor(requestContext)) as OperationResult;
     },
   };
+}
+
+function definedOnly(variables: Record<string, unknown>): Record<string, unknown> {
+  for (const key in variables) {
+    if (variables[key] === undefined) return Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined));
+  }
+  return variables;
 }

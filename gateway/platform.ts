@@ -37,8 +37,9 @@ import { SUBGRAPH_BUILDERS, type SubgraphServices } from "./subgraph-runtime.js"
 import type { BackgroundJob, SubgraphRuntime } from "../subgraphs/shared/runtime.js";
 import { systemClock, type Clock } from "../subgraphs/shared/clock.js";
 import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
-import { errorAndSchemaOptions, startGatewayServer, type SubgraphEndpoint } from "./gateway.js";
-import { createLocalExecutor } from "./local-executor.js";
+import { errorAndSchemaOptions, startGatewayServer, type RunningGateway, type SubgraphEndpoint } from "./gateway.js";
+import { createLocalExecutor, type LocalExecutor } from "./local-executor.js";
+import { OPERATIONS } from "../rest-shim/operations.js";
 import { listenGraphQL, type RunningListener } from "./graphql-listener.js";
 import { publicGraphQLPages } from "./public-pages.js";
 import { listenAdmin } from "./observability/admin-listener.js";
@@ -58,6 +59,8 @@ export interface RunningPlatform {
   services: Partial<SubgraphServices>;
   /** The database this process opened (roles that serve subgraphs), for tests that take it away. */
   database?: Database;
+  /** Role `all`: the in-process gateway and the shim's executor over it (tests compare the shim's two paths). */
+  shim?: { gateway: RunningGateway; executor: LocalExecutor };
   close(): Promise<void>;
 }
 
@@ -236,7 +239,9 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   // The shim may reuse an answer while the chain block it was read at is the one every read is pinned to: the
   // subgraphs above read through this same reader (rest-shim/answer-reuse.ts).
   const answerVersions = config.shimAnswerReuse ? { chainBlock: () => reader.headVersion } : undefined;
-  const rest = await listenRest(config, createLocalExecutor(gateway), rateLimiter, log, answerVersions).catch(async (error) => {
+  // Every shim operation's path (one subgraph directly, or the gateway) is decided here, once, from its query plan.
+  const executor = createLocalExecutor(gateway, { operations: Object.values(OPERATIONS) });
+  const rest = await listenRest(config, executor, rateLimiter, log, answerVersions).catch(async (error) => {
     await graphql.close();
     throw error;
   });
@@ -248,7 +253,7 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   logger.info(`REST (document 3):      ${urls.markets}/api/v1`);
   logger.info(`chain RPC:              ${urls.rpc}`);
   if (chain.demo) logger.info(`demo fixture:           ${config.dataDir}/demo.json`);
-  return { urls, chain, gateway: gateway.server, services, database: db, close };
+  return { urls, chain, gateway: gateway.server, services, database: db, shim: { gateway, executor }, close };
 }
 
 async function startDemoParts(config: PlatformConfig, demo: DemoFixture, logger: Logger): Promise<DemoProvider> {

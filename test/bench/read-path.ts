@@ -10,14 +10,49 @@
  * skips it), and a third without per-request logs and metrics (`LOG_REQUESTS=0 REQUEST_METRICS=0`) what those cost
  * (`BENCH_READ_UNOBSERVED=0` skips it).
  *
- * Alone: `BENCH_ONLY=read npm run bench`.
+ * Alone: `BENCH_ONLY=read npm run bench`. `BENCH_READ_ROUTE=markets-list` measures `GET /api/v1/machines?limit=1`
+ * instead (document 3's list: shim, one subgraph, one prepared statement), each platform with one bound demo machine
+ * and, when DATABASE_URL is set, its own throw-away PostgreSQL database (else PGlite); the before/after check then
+ * compares statuses and item counts, as record IDs and times differ between platforms.
  */
 import autocannon from "autocannon";
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
+import { bindDemoMachine } from "./load.js";
 import { measureCpu, summarize, type Sample } from "./stats.js";
+
+export type ReadRoute = "verify" | "markets-list";
+export const READ_ROUTE: ReadRoute = process.env.BENCH_READ_ROUTE === "markets-list" ? "markets-list" : "verify";
+const ROUTE_LABEL = READ_ROUTE === "verify" ? "GET /v1/verify/machines/1" : "GET /api/v1/machines?limit=1";
+const TARGET = READ_ROUTE === "verify" ? "target >= 25%, p99 < 10 ms" : "target: CPU-per-request ratio >= 20% (5x bare), p99 <= 20 ms";
+
+/**
+ * The platform environment the read route needs besides `platformEnv`: for the markets list on PostgreSQL a
+ * throw-away database, dropped when `processes` are stopped (its entry comes before the platform's).
+ */
+export async function readRouteEnv(processes: RoleProcess[]): Promise<Record<string, string>> {
+  if (READ_ROUTE === "verify" || !process.env.DATABASE_URL) return {};
+  const database = await createPostgresDatabase();
+  processes.push({ child: undefined as never, output: () => "", stop: () => database.drop() });
+  return { DATABASE_URL: database.url };
+}
+
+/** The read route's URL on a platform started on `ports`, once what it reads is there (the list: one bound machine). */
+export async function readRouteUrl(ports: number[], dataDir: string): Promise<string> {
+  if (READ_ROUTE === "verify") return `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`;
+  const api = `http://127.0.0.1:${ports[1]}/api/v1`;
+  await bindDemoMachine(api, dataDir);
+  return `${api}/machines?limit=1`;
+}
+
+/** Two answers of the route are the same answer (the list's record IDs and times differ between platforms). */
+function sameAnswer(a: Buffer, b: Buffer): boolean {
+  if (READ_ROUTE === "verify") return a.equals(b);
+  return JSON.parse(a.toString()).items.length === JSON.parse(b.toString()).items.length;
+}
 
 export interface ReadPathOptions {
   rounds: number;
@@ -45,13 +80,14 @@ async function load(url: string, connections: number, duration: number, pid?: nu
 
 async function startPlatformCopy(options: ReadPathOptions, name: string, extraEnv: Record<string, string>, root?: string): Promise<{ url: string; pid?: number }> {
   const ports = await Promise.all(Array.from({ length: 6 }, freePort));
-  const env = { ...options.platformEnv(path.join(options.dataDir, name), ports), ...extraEnv };
+  const dataDir = path.join(options.dataDir, name);
+  const env = { ...options.platformEnv(dataDir, ports), ...(await readRouteEnv(options.processes)), ...extraEnv };
   const child = root
     ? // node itself (not the tsx launcher), so that the pid measured for CPU time is the server's; cwd `root` for its tsconfig.
       await startCommand(process.execPath, ["--import", "tsx", path.join(root, "gateway", "main.ts"), "all"], env, START_TIMEOUT_MS, root)
     : await startRole(["all"], env, START_TIMEOUT_MS);
   options.processes.push(child);
-  return { url: `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`, pid: child.child.pid };
+  return { url: await readRouteUrl(ports, dataDir), pid: child.child.pid };
 }
 
 /** The median shim / bare throughput ratio (percent) of the platform at `readUrl`, and the bare server's rate. */
@@ -65,16 +101,17 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   options.processes.push(bareServer);
 
   const targets: Array<{ name: string; url: string; pid?: number; samples: Sample[] }> = [
-    { name: "bare node:http (baseline)", url: `http://127.0.0.1:${barePort}/v1/verify/machines/1`, pid: bareServer.child.pid, samples: [] },
+    { name: "bare node:http (baseline)", url: `http://127.0.0.1:${barePort}${new URL(options.readUrl).pathname}`, pid: bareServer.child.pid, samples: [] },
   ];
   const before = process.env.BENCH_READ_BEFORE;
   if (before) {
     const { url, pid } = await startPlatformCopy(options, "before", {}, before);
     const answer = Buffer.from(await (await fetch(url)).arrayBuffer());
-    if (!answer.equals(body)) throw new Error(`the checkout in ${before} answers other bytes than this code`);
+    if (!sameAnswer(answer, body)) throw new Error(`the checkout in ${before} answers other bytes than this code`);
     targets.push({ name: "shim, before (BENCH_READ_BEFORE)", url, pid, samples: [] });
   }
-  targets.push({ name: "REST shim -> gateway", url: options.readUrl, pid: options.readPid, samples: [] });
+  const current = READ_ROUTE === "verify" ? "REST shim -> gateway" : "REST shim (this code)";
+  targets.push({ name: current, url: options.readUrl, pid: options.readPid, samples: [] });
   if (process.env.BENCH_READ_UNOBSERVED !== "0") {
     const { url, pid } = await startPlatformCopy(options, "unobserved", { LOG_REQUESTS: "0", REQUEST_METRICS: "0" });
     targets.push({ name: "shim, logs + metrics off", url, pid, samples: [] });
@@ -88,18 +125,20 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   for (const target of targets) await load(target.url, connections, 2);
   for (let round = 1; round <= rounds; round++) {
     console.error(`round ${round}/${rounds}: read route ...`);
-    for (const target of targets) target.samples.push(await load(target.url, connections, durationS, target.pid));
+    // Every other round in reverse order, so that no target always runs right after another.
+    const order = round % 2 === 0 ? [...targets].reverse() : targets;
+    for (const target of order) target.samples.push(await load(target.url, connections, durationS, target.pid));
   }
-  console.log(`\nGET /v1/verify/machines/1, ${connections} connections, ${rounds} x ${durationS}s rounds (medians; load average ${loadAverage()})`);
+  console.log(`\n${ROUTE_LABEL}, ${connections} connections, ${rounds} x ${durationS}s rounds (medians; load average ${loadAverage()})`);
   const [bare, ...paths] = targets.map((target) => summarize(target.name, target.samples, 34));
   let ratio = 0;
   paths.forEach((s, i) => {
     const percent = (100 * s.rps) / bare!.rps;
     const name = targets[i + 1]!.name;
-    if (name === "REST shim -> gateway") ratio = percent;
+    if (name === current) ratio = percent;
     // CPU per request of bare / of this path: the throughput ratio a CPU-bound server would reach, load aside.
     const cpu = s.cpuUs && bare!.cpuUs ? `  CPU-per-request ratio ${((100 * bare!.cpuUs) / s.cpuUs).toFixed(1)}%` : "";
-    console.log(`  ${`${name} / bare`.padEnd(44)} ${percent.toFixed(1)}%  p99 ${s.p99} ms${cpu}  (target >= 25%, p99 < 10 ms)`);
+    console.log(`  ${`${name} / bare`.padEnd(44)} ${percent.toFixed(1)}%  p99 ${s.p99} ms${cpu}  (${TARGET})`);
   });
   return { ratio, bareRps: bare!.rps };
 }

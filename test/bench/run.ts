@@ -47,7 +47,7 @@ import { benchCliStartup } from "./cli-startup.js";
 import { benchStreamDataset } from "./stream-dataset.js";
 import { benchStreamCli } from "./stream-cli.js";
 import { summarize, type Sample } from "./stats.js";
-import { benchReadPath, START_TIMEOUT_MS } from "./read-path.js";
+import { benchReadPath, readRouteEnv, readRouteUrl, START_TIMEOUT_MS } from "./read-path.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -91,9 +91,12 @@ async function main(): Promise<void> {
       freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
     ]);
     console.error("starting the platform (role all) ...");
-    processes.push(await startRole(["all"], platformEnv(dataDir, [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort]), START_TIMEOUT_MS));
-    const readUrl = `http://127.0.0.1:${httpPort}/v1/verify/machines/1`;
-    const readPid = processes[0]!.child.pid;
+    const ports = [httpPort, marketsPort, graphqlPort, anvilPort, mcr2Port, altchainPort];
+    const readEnv = await readRouteEnv(processes);
+    const platform = await startRole(["all"], { ...platformEnv(dataDir, ports), ...readEnv }, START_TIMEOUT_MS);
+    processes.push(platform);
+    const readUrl = await readRouteUrl(ports, dataDir);
+    const readPid = platform.child.pid;
     const readOptions = { rounds: ROUNDS, durationS: DURATION_S, connections: READ_CONNECTIONS, dataDir, readUrl, readPid, platformEnv, processes };
     const { ratio: verifyRatio, bareRps: bareRead } = await benchReadPath(readOptions);
     if (process.env.BENCH_ONLY === "read") return;
@@ -214,6 +217,7 @@ function platformEnv(dataDir: string, [http, markets, graphql, anvil, mcr2, altc
   return {
     ...roleAllEnv(dataDir, [http, markets, graphql, anvil, mcr2, altchain]),
     RATE_LIMIT_RATINGS_PER_IP: "1000000000",
+    RATE_LIMIT_MARKETS_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_READ_PER_IP: "1000000000",
     RATE_LIMIT_VERIFY_API_PER_IP: "1000000000",
     RATE_LIMIT_CHALLENGE_PER_IP: "1000000000",

@@ -1,0 +1,137 @@
+/**
+ * Which of the shim's fixed operations may skip the gateway and run on one in-process subgraph directly.
+ *
+ * Decided once per operation from the gateway's own query plan (the same planner over the same supergraph): an
+ * operation goes direct only when its plan is one fetch to one in-process subgraph, with nothing the gateway would
+ * add (entity `requires`, data rewrites), the client document validates against that subgraph's schema, and every
+ * field, argument, variable and enum or input type it touches has the same type, defaults and values in the
+ * subgraph as in the API schema (no abstract types, no schema introspection). Then executing the document on the
+ * subgraph produces exactly the data the gateway would shape from its one fetch, and `gatewayError` gives the
+ * subgraph's (masked) errors the form the gateway gives them. Anything else keeps going through the gateway.
+ */
+import { ERRORS, errorCodeDef, operationFromDocument, Supergraph } from "@apollo/federation-internals";
+import { QueryPlanner } from "@apollo/query-planner";
+import {
+  GraphQLError,
+  TypeInfo,
+  getNamedType,
+  isAbstractType,
+  isEnumType,
+  isInputObjectType,
+  typeFromAST,
+  validate,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLFormattedError,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from "graphql";
+import type { SubgraphName } from "../subgraphs/index.js";
+import type { CachedLocalDataSource } from "./data-sources.js";
+
+export interface DirectRoute {
+  serviceName: SubgraphName;
+  source: CachedLocalDataSource;
+}
+
+export class DirectPlanner {
+  private readonly planner: QueryPlanner;
+  private readonly plannerSchema: ReturnType<Supergraph["apiSchema"]>;
+
+  constructor(
+    supergraphSdl: string,
+    /** The gateway's API schema (graphql-js), the one the shim's operations are validated against. */
+    private readonly apiSchema: GraphQLSchema,
+    private readonly sources: Partial<Record<SubgraphName, CachedLocalDataSource>>,
+  ) {
+    const supergraph = Supergraph.build(supergraphSdl);
+    this.plannerSchema = supergraph.apiSchema();
+    this.planner = new QueryPlanner(supergraph);
+  }
+
+  /** The subgraph that can answer `document` alone, or why it cannot (the operation then goes through the gateway). */
+  decide(document: DocumentNode, operation: OperationDefinitionNode): DirectRoute | string {
+    if (operation.operation === "subscription") return "subscription";
+    const plan = this.planner.buildQueryPlan(operationFromDocument(this.plannerSchema, document));
+    const node = plan.node;
+    if (node?.kind !== "Fetch") return `plan is ${node?.kind ?? "empty"}`;
+    if (node.requires || node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return "fetch needs the gateway";
+    const source = this.sources[node.serviceName as SubgraphName];
+    if (!source) return `subgraph ${node.serviceName} is not in this process`;
+    const schema = source.subgraphSchema;
+    if (validate(schema, document).length > 0) return `does not validate against subgraph ${node.serviceName}`;
+    const api = signature(this.apiSchema, document);
+    if (api === undefined) return "touches abstract types or introspection";
+    if (signature(schema, document) !== api) return `types differ between the API schema and subgraph ${node.serviceName}`;
+    return { serviceName: node.serviceName as SubgraphName, source };
+  }
+}
+
+/**
+ * Every type fact the answer to `document` depends on, as one string: field types and argument defaults, variable
+ * types, enum values and input object fields. Undefined when the document reaches an abstract type or introspects.
+ */
+function signature(schema: GraphQLSchema, document: DocumentNode): string | undefined {
+  const typeInfo = new TypeInfo(schema);
+  const facts: string[] = [];
+  const named = new Map<string, GraphQLNamedType>();
+  let unsupported = false;
+  const note = (type: unknown) => {
+    if (!type) return;
+    const base = getNamedType(type as Parameters<typeof getNamedType>[0]);
+    if (base && !named.has(base.name)) {
+      named.set(base.name, base);
+      if (isInputObjectType(base)) for (const field of Object.values(base.getFields())) note(field.type);
+    }
+  };
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field(node) {
+        const name = node.name.value;
+        if (name === "__schema" || name === "__type") unsupported = true;
+        const def = typeInfo.getFieldDef();
+        const type = typeInfo.getType();
+        if (!def || !type) unsupported = true;
+        const args = def?.args.map((arg) => `${arg.name}: ${String(arg.type)} = ${JSON.stringify(arg.defaultValue)}`).join(", ");
+        facts.push(`${typeInfo.getParentType()?.name}.${name}(${args}): ${String(type)}`);
+        note(type);
+        def?.args.forEach((arg) => note(arg.type));
+      },
+      VariableDefinition(node) {
+        const type = typeFromAST(schema, node.type as never);
+        if (!type) unsupported = true;
+        facts.push(`$${node.variable.name.value}: ${String(type)}`);
+        note(type);
+      },
+    }),
+  );
+  for (const type of [...named.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    if (isAbstractType(type)) unsupported = true;
+    if (isEnumType(type)) facts.push(`enum ${type.name} ${type.getValues().map((value) => value.name).join(" ")}`);
+    if (isInputObjectType(type)) {
+      const fields = Object.values(type.getFields()).map((f) => `${f.name}: ${String(f.type)} = ${JSON.stringify(f.defaultValue)}`);
+      facts.push(`input ${type.name} { ${fields.join(", ")} }`);
+    }
+  }
+  return unsupported ? undefined : facts.join("\n");
+}
+
+/**
+ * A subgraph's error in the form the gateway hands it on from a root fetch (@apollo/gateway executeQueryPlan.js,
+ * downstreamServiceError): same message, path, extensions plus `serviceName`, a federation code when it names one,
+ * DOWNSTREAM_SERVICE_ERROR when it has none.
+ */
+export function gatewayError(error: GraphQLFormattedError, serviceName: string): GraphQLError {
+  const message = error.message || `Error while fetching subquery from service "${serviceName}"`;
+  const options = {
+    originalError: error as unknown as Error,
+    path: error.path ? [...error.path] : undefined,
+    extensions: { ...error.extensions, serviceName },
+  };
+  const codeDef = errorCodeDef(error);
+  if (!codeDef && error.extensions?.code) return new GraphQLError(message, options);
+  return (codeDef ?? ERRORS.DOWNSTREAM_SERVICE_ERROR).err(message, options);
+}

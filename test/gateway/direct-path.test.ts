@@ -1,0 +1,135 @@
+/**
+ * The shim's direct path (gateway/local-executor.ts, gateway/direct-subgraph.ts): an operation whose query plan is
+ * one fetch to one in-process subgraph runs on that subgraph directly. Every route of the route table whose
+ * operation goes direct is asked the same requests through the platform's shim and through a second set of shim
+ * listeners over the same gateway with the direct path off; status, the headers clients read and the body bytes
+ * must be the same, and the executors' results (data, errors with their extensions) alike.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLocalExecutor, type LocalExecutor } from "../../gateway/local-executor.js";
+import { createRestListeners, type RestListeners } from "../../rest-shim/server.js";
+import { createRateLimiter } from "../../rest-shim/rate-limit.js";
+import { ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
+import { MACHINE_OPERATIONS } from "../../rest-shim/routes/markets/machines/machine.routes.js";
+import { send, type HttpAnswer } from "../support/http.js";
+import { withMachineSession } from "../support/machine-sessions.js";
+import { bindMachine, PLATFORM_START_TIMEOUT_MS, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
+
+const COMPARED_HEADERS = ["content-type", "cache-control", "www-authenticate", "location", "retry-after", "allow", "content-length", "connection"];
+
+let p: MarketsPlatform;
+let direct: LocalExecutor;
+let viaGateway: LocalExecutor;
+let gatewayOnly: RestListeners;
+let base: { direct: Record<string, string>; gateway: Record<string, string> };
+let recordId: string;
+
+beforeAll(async () => {
+  p = await startMarketsPlatform();
+  recordId = (await bindMachine(p, p.machine("active", 0))).id;
+  direct = p.platform.shim!.executor;
+  viaGateway = createLocalExecutor(p.platform.shim!.gateway, { direct: false });
+  const config = { ...p.config, httpPort: 0, marketsPort: 0, ratings: { ...p.config.ratings, v2: { ...p.config.ratings.v2, port: 0 } } };
+  gatewayOnly = createRestListeners({ config, executor: viaGateway, rateLimiter: createRateLimiter(config) });
+  const urls = await gatewayOnly.listen();
+  base = {
+    direct: { http: p.http, markets: p.markets, mcr2: p.mcr2 },
+    gateway: { http: urls.httpUrl, markets: urls.marketsUrl, mcr2: urls.mcr2Url },
+  };
+}, PLATFORM_START_TIMEOUT_MS);
+afterAll(async () => {
+  await gatewayOnly?.close();
+  await p?.close();
+});
+
+const isDirect = (route: RouteDefinition) => !(direct.paths().get(route.operation.name) ?? "gateway").startsWith("gateway");
+
+/** A successful write stamps the clock (`updatedAt`): its two answers differ in that instant only. */
+const INSTANT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
+
+function view(answer: HttpAnswer, method: string) {
+  const body = method !== "GET" && answer.status < 300 ? answer.text.replace(INSTANT, "<instant>") : answer.text;
+  return { status: answer.status, headers: Object.fromEntries(COMPARED_HEADERS.map((name) => [name, answer.headers[name]])), body };
+}
+
+/** One request to the same route on both shims (gateway path first: a write it makes is then seen by both alike). */
+async function both(route: RouteDefinition, path: string, body?: string, headers: Record<string, string> = {}) {
+  const request = { method: route.method, headers: body === undefined ? headers : { "content-type": "application/json", ...headers }, body };
+  const gateway = view(await send(`${base.gateway[route.area.listener]}${path}`, request), route.method);
+  const answered = view(await send(`${base.direct[route.area.listener]}${path}`, request), route.method);
+  return { gateway, direct: answered };
+}
+
+describe("which operations go direct", () => {
+  it("decides each operation once, at start: single-subgraph plans direct, the rest through the gateway", () => {
+    const paths = direct.paths();
+    expect(paths.get("MarketMachines")).toBe("markets");
+    expect(paths.get("MarketMachine")).toBe("markets");
+    expect([...paths.values()].filter((path) => path.startsWith("gateway")).length).toBeGreaterThan(0);
+    expect([...viaGateway.paths().values()].every((path) => path.startsWith("gateway"))).toBe(true);
+    expect(ROUTES.filter(isDirect).length).toBeGreaterThan(100);
+  });
+});
+
+describe("the direct path answers as the gateway path", () => {
+  it("GET /api/v1/machines?limit=1: the same page, byte for byte", async () => {
+    const route = ROUTES.find((r) => r.operation === MACHINE_OPERATIONS.marketMachines)!;
+    const answers = await both(route, "/api/v1/machines?limit=1");
+    expect(answers.direct.status).toBe(200);
+    expect(JSON.parse(answers.direct.body).items.map((item: { id: string }) => item.id)).toEqual([recordId]);
+    expect(answers.direct).toEqual(answers.gateway);
+  });
+
+  it("an unknown machine: the documented 404 NOT_FOUND envelope on both", async () => {
+    const route = ROUTES.find((r) => r.operation === MACHINE_OPERATIONS.marketMachine)!;
+    const answers = await both(route, "/api/v1/machines/mach_000000000000000000000000");
+    expect(answers.direct.status).toBe(404);
+    expect(JSON.parse(answers.direct.body)).toEqual({ error: { code: "NOT_FOUND", message: expect.any(String) } });
+    expect(answers.direct.headers["cache-control"]).toBe("no-store");
+    expect(answers.direct).toEqual(answers.gateway);
+  });
+
+  it("the executors' results are alike: data, and errors with message, path and extensions", async () => {
+    const request = { clientIp: "127.0.0.1", requestId: "direct-path-test" };
+    const cases: Array<[typeof MACHINE_OPERATIONS.marketMachine, Record<string, unknown>]> = [
+      [MACHINE_OPERATIONS.marketMachines, { limit: 1 }],
+      [MACHINE_OPERATIONS.marketMachines, { limit: 1, cursor: undefined }],
+      [MACHINE_OPERATIONS.marketMachine, { id: "mach_000000000000000000000000" }],
+      [MACHINE_OPERATIONS.marketMachine, { id: 7 }],
+      [MACHINE_OPERATIONS.marketMachines, { limit: "x" }],
+    ];
+    for (const [operation, variables] of cases) {
+      const json = async (executor: LocalExecutor) => JSON.parse(JSON.stringify(await executor.execute(operation, variables, request)));
+      const [gateway, answered] = [await json(viaGateway), await json(direct)];
+      expect(answered, `${operation.name} ${JSON.stringify(variables)}`).toEqual(gateway);
+    }
+    const notFound = await direct.execute(MACHINE_OPERATIONS.marketMachine, { id: "mach_000000000000000000000000" }, request);
+    expect(notFound.errors?.[0]?.extensions).toMatchObject({ code: "NOT_FOUND", serviceName: "markets" });
+  });
+
+  it("every direct route answers the same requests alike (known and unknown IDs, empty bodies, credentials or none)", async () => {
+    const routes = ROUTES.filter(isDirect);
+    const mismatches: string[] = [];
+    let succeeded = 0;
+    let authorised = 0;
+    for (const route of routes) {
+      const withBody = route.method !== "GET" && route.method !== "DELETE";
+      for (const id of [route.area.listener === "markets" ? recordId : "1", "999999"]) {
+        const path = route.path.replace(/:[A-Za-z]+/g, id) + (route.method === "GET" ? "?limit=1" : "");
+        const body = withBody ? "{}" : undefined;
+        for (const headers of [{}, withMachineSession(route.method, path, body, {})]) {
+          const answers = await both(route, path, body, headers);
+          if (answers.direct.status < 300) succeeded++;
+          // The machine's session reached the subgraph on the direct path: an authorised request was let through.
+          if (answers.direct.status < 300 && "authorization" in headers) authorised++;
+          if (JSON.stringify(answers.direct) !== JSON.stringify(answers.gateway)) {
+            mismatches.push(`${route.method} ${path}: ${JSON.stringify(answers.gateway)} vs ${JSON.stringify(answers.direct)}`);
+          }
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(succeeded).toBeGreaterThan(10);
+    expect(authorised).toBeGreaterThan(0);
+  }, 120_000);
+});
