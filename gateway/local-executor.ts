@@ -1,8 +1,8 @@
 /**
  * The shim's executor in the `all` topology: runs a named operation in process.
  *
- * The shim's operations are fixed, so each is parsed and validated against the gateway's API schema once, and its
- * path is decided once from the gateway's query plan (direct-subgraph.ts): an operation the plan answers with one
+ * The shim's operations are fixed, so each is parsed and validated against the gateway's API schema once, on first
+ * use, and its path decided then from the gateway's query plan (direct-subgraph.ts): an operation the plan answers with one
  * fetch to one in-process subgraph is executed on that subgraph's schema directly (one graphql-js execution, no
  * planning, fetch or result shaping), with the gateway's variable check before it and its error form after;
  * anything else (entities across subgraphs) goes to the gateway's executor (query plan cached by the gateway).
@@ -28,15 +28,16 @@ interface PreparedOperation {
 }
 
 export interface LocalExecutorOptions {
-  /** Operations to prepare (and decide the path of) now, at start; others are prepared on first use. */
-  operations?: Iterable<ShimOperation>;
   /** Run single-subgraph operations directly on their subgraph (default). Off: everything through the gateway. */
   direct?: boolean;
 }
 
 export interface LocalExecutor extends GraphQLExecutor {
-  /** Each prepared operation's path: the subgraph it runs on directly, or `gateway: <why>`. */
-  paths(): Map<string, string>;
+  /**
+   * Each prepared operation's path: the subgraph it runs on directly, or `gateway: <why>`. `operations` are prepared
+   * first (an operation that cannot be prepared is left out; its first use throws).
+   */
+  paths(operations?: Iterable<ShimOperation>): Map<string, string>;
 }
 
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -44,7 +45,9 @@ const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 export function createLocalExecutor(gateway: RunningGateway, options: LocalExecutorOptions = {}): LocalExecutor {
   const { loaded } = gateway;
   const prepared = new Map<ShimOperation, PreparedOperation>();
-  const planner = options.direct === false ? undefined : new DirectPlanner(gateway.supergraphSdl, loaded.schema, gateway.localSources);
+  // Built on first use: planning costs CPU that a process serving few shim routes (or none) should not pay at start.
+  let planner: DirectPlanner | undefined;
+  const plannerOf = () => (planner ??= new DirectPlanner(gateway.supergraphSdl, loaded.schema, gateway.localSources));
 
   function prepare(op: ShimOperation): PreparedOperation {
     let entry = prepared.get(op);
@@ -59,19 +62,11 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
       throw new Error(`the document of ${op.name} must hold exactly that one operation`);
     }
     entry = { document, operation, queryHash: createHash("sha256").update(op.document).digest("hex") };
-    const decision = planner ? planner.decide(document, operation) : "direct path off";
+    const decision = options.direct === false ? "direct path off" : plannerOf().decide(document, operation);
     if (typeof decision === "string") entry.gatewayReason = decision;
     else entry.direct = decision;
     prepared.set(op, entry);
     return entry;
-  }
-
-  for (const op of options.operations ?? []) {
-    try {
-      prepare(op);
-    } catch {
-      // Left unprepared: its first use throws the same error, as for an operation never prepared in advance.
-    }
   }
 
   /** The gateway's executor path (validateIncomingRequest, then executeQueryPlan) compressed to its one fetch. */
@@ -87,7 +82,14 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
   }
 
   return {
-    paths() {
+    paths(operations = []) {
+      for (const op of operations) {
+        try {
+          prepare(op);
+        } catch {
+          // Left unprepared: its first use throws the same error.
+        }
+      }
       const paths = new Map<string, string>();
       for (const [op, entry] of prepared) paths.set(op.name, entry.direct ? entry.direct.serviceName : `gateway: ${entry.gatewayReason}`);
       return paths;

@@ -39,7 +39,6 @@ import { systemClock, type Clock } from "../subgraphs/shared/clock.js";
 import { readCommittedSupergraph, DEFAULT_SUBGRAPH_PORTS } from "./compose.js";
 import { errorAndSchemaOptions, startGatewayServer, type RunningGateway, type SubgraphEndpoint } from "./gateway.js";
 import { createLocalExecutor, type LocalExecutor } from "./local-executor.js";
-import { OPERATIONS } from "../rest-shim/operations.js";
 import { listenGraphQL, type RunningListener } from "./graphql-listener.js";
 import { publicGraphQLPages } from "./public-pages.js";
 import { listenAdmin } from "./observability/admin-listener.js";
@@ -239,8 +238,8 @@ async function start(role: Role, config: PlatformConfig, logger: Logger, closer:
   // The shim may reuse an answer while the chain block it was read at is the one every read is pinned to: the
   // subgraphs above read through this same reader (rest-shim/answer-reuse.ts).
   const answerVersions = config.shimAnswerReuse ? { chainBlock: () => reader.headVersion } : undefined;
-  // Every shim operation's path (one subgraph directly, or the gateway) is decided here, once, from its query plan.
-  const executor = createLocalExecutor(gateway, { operations: Object.values(OPERATIONS) });
+  // Each shim operation's path (one subgraph directly, or the gateway) is decided on its first use, from its query plan.
+  const executor = createLocalExecutor(gateway);
   const rest = await listenRest(config, executor, rateLimiter, log, answerVersions).catch(async (error) => {
     await graphql.close();
     throw error;
