@@ -13,6 +13,7 @@
  * Spend counted: the quote's fixed price, else 0.
  */
 import type { Clock } from "../../shared/clock.js";
+import type { MarketMachine } from "../../shared/db/generated/client.js";
 import { recordAuditEvent } from "../common/audit.repository.js";
 import type { CatalogueService, ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
@@ -92,22 +93,26 @@ export class OrderService {
    * An order write by its pairing's agent: the order locked, its machine active, the token of ITS pairing. An order
    * executing past its deadline is recovered first (after the token's precheck), so the write sees it `failed`.
    */
-  async agentWrite<T>(token: string | null | undefined, orderId: string, work: (tx: MarketsTx, order: OrderRow, session: AgentSession) => Promise<T>): Promise<T> {
-    await this.pairings.precheck(token);
+  async agentWrite<T>(
+    token: string | null | undefined,
+    orderId: string,
+    work: (tx: MarketsTx, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+  ): Promise<T> {
+    const claims = await this.pairings.precheck(token);
     if (ORDER_ID.test(orderId)) await this.recovery?.recoverIfDue(orderId);
     return this.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
-      await this.store.requireActiveMachine(tx, order.machineId);
-      const session = await this.pairings.authenticate(tx, token, order.machineId);
+      const machine = await this.store.requireActiveMachine(tx, order.machineId);
+      const session = await this.pairings.authenticate(tx, token, order.machineId, claims);
       if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
-      return work(tx, order, session);
+      return work(tx, order, session, machine);
     });
   }
 
   async create(token: string | null | undefined, input: CreateOrderInput): Promise<OrderView> {
     const machineId = text(input.machineId, 100);
     await this.machineCheck(machineId);
-    await this.pairings.precheck(token);
+    const claims = await this.pairings.precheck(token);
     const searchId = text(input.searchId, 100);
     const quoteId = text(input.quoteId, 100);
     const orderInput = input.input === null || input.input === undefined ? {} : jsonObject(input.input);
@@ -124,10 +129,10 @@ export class OrderService {
     const currency = quote.pricing.currency;
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      await this.store.requireActiveMachine(tx, machineId);
-      const session = await this.pairings.authenticate(tx, token, machineId);
+      const machine = await this.store.requireActiveMachine(tx, machineId);
+      const session = await this.pairings.authenticate(tx, token, machineId, claims);
       await checkDelegation(tx, session.pairing.id, session.policy, { skillKey: service.skillKey, serviceId: service.id }, { amount, currency }, now);
-      await enforceMachinePolicies(tx, policySubjectOf(machineId, service), { amount, currency, now });
+      await enforceMachinePolicies(tx, policySubjectOf(machineId, service), { amount, currency, now }, machine.policyIds);
       const created = await tx.marketOrder.create({
         data: {
           id: newId("ord"),
