@@ -23,7 +23,7 @@ import { routeRequired, type Attempt, type Execution, type TaskExecutor } from "
 import type { MarketsRoute, MarketsTask } from "../work/task.repository.js";
 import { taskStateInvalid, type TaskService } from "../work/task.service.js";
 import { routeView, taskView } from "../work/task.views.js";
-import { lockOrder, transitionOrder, type OrderRow } from "./order.repository.js";
+import { lockOrder, transitionOrder, type OrderRow, type PaymentRow } from "./order.repository.js";
 import { orderView, type OrderService, type OrderView } from "./order.service.js";
 import { newId, workAuditEvent } from "../common/support.js";
 
@@ -31,9 +31,13 @@ export interface OrderExecution extends Execution {
   order: OrderView;
 }
 
-/** The payment side of execute (orders/payments/settlement.service.ts): x402 settles before the run and confirms on delivery. */
+/**
+ * The payment side of execute (orders/payments/settlement.service.ts): x402 settles before the run and confirms on
+ * delivery. `payment` is the order's payment as the claim's transaction read it (no other write changes it while
+ * the order is executing).
+ */
 export interface ExecutionPayments {
-  settleBeforeRun(orderId: string, actor: AuditActor): Promise<void>;
+  settleBeforeRun(orderId: string, actor: AuditActor, payment: PaymentRow | null): Promise<void>;
   autoConfirm(tx: MarketsTx, order: OrderRow, actor: AuditActor, now: Date): Promise<OrderRow>;
 }
 
@@ -54,7 +58,7 @@ export class OrderExecutor {
     const claim = await this.orders.agentWrite(token, orderId, (tx, order, session, machine) => this.claim(tx, order, session.actor, machine.policyIds, started, deadline));
     let attempt: Attempt;
     try {
-      await this.payments?.settleBeforeRun(orderId, claim.actor);
+      await this.payments?.settleBeforeRun(orderId, claim.actor, claim.payment);
       attempt = await this.executor.attempt(claim.task, claim.route, claim.service, claim.endpoint);
     } catch (error) {
       // Back to ready (the task to its state before) only while the claim is still this call's: a recovered order stays failed.
@@ -90,7 +94,8 @@ export class OrderExecutor {
           data: { orderId, taskId: task.id, runId: execution.run.id, httpStatus: execution.httpStatus, before: { status: "executing" }, after: { status: next } },
         },
       ]);
-      if (next === "delivered" && this.payments) after = await this.payments.autoConfirm(tx, after, actor, now);
+      // Only an x402 payment confirms on delivery (its rail is fixed at the intent).
+      if (next === "delivered" && this.payments && claim.payment?.rail === "x402") after = await this.payments.autoConfirm(tx, after, actor, now);
       return { execution, finished: after };
     });
     return { ...execution, order: orderView(finished) };
@@ -149,7 +154,8 @@ export class OrderExecutor {
     }
     const after = await transitionOrder(tx, order, "executing", started, { taskId: task.id, routeId: route.id, executingDeadline: deadline });
     await recordAuditEvents(tx, events);
+    const payment = this.payments ? await tx.marketPayment.findUnique({ where: { orderId: order.id } }) : null;
     const claimed: MarketsTask = { ...task, status: "executing", updatedAt: started, executingDeadline: deadline };
-    return { order: after, actor, task, claimed, route, service, endpoint };
+    return { order: after, actor, task, claimed, route, service, endpoint, payment };
   }
 }

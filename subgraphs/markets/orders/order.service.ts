@@ -20,6 +20,7 @@ import { MarketsErrors } from "../common/errors.js";
 import type { OrderStatus } from "./order.states.js";
 import { lockOrder, ORDER_ID, transitionOrder, type OrderRow } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
+import { executionDue } from "../work/task.service.js";
 import { checkDelegation } from "./pairing.policy.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 import type { MarketsStore } from "../common/store.js";
@@ -77,6 +78,9 @@ export function requireToken(token: string | null | undefined): string {
   return token;
 }
 
+/** An order write found its order executing past its deadline: it is recovered, then the write runs again. */
+class RecoveryDue extends Error {}
+
 export class OrderService {
   constructor(
     readonly store: MarketsStore,
@@ -91,7 +95,9 @@ export class OrderService {
 
   /**
    * An order write by its pairing's agent: the order locked, its machine active, the token of ITS pairing. An order
-   * executing past its deadline is recovered first (after the token's precheck), so the write sees it `failed`.
+   * executing past its deadline is recovered first (after the token's precheck), so the write sees it `failed`: the
+   * locked read finds it due, the transaction ends without a write, the recovery runs (its own transaction and
+   * refund) and the write starts again.
    */
   async agentWrite<T>(
     token: string | null | undefined,
@@ -99,14 +105,22 @@ export class OrderService {
     work: (tx: MarketsTx, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
   ): Promise<T> {
     const claims = await this.pairings.precheck(token);
-    if (ORDER_ID.test(orderId)) await this.recovery?.recoverIfDue(orderId);
-    return this.store.write(async (tx) => {
-      const order = await lockOrder(tx, orderId);
-      const machine = await this.store.requireActiveMachine(tx, order.machineId);
-      const session = await this.pairings.authenticate(tx, token, order.machineId, claims);
-      if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
-      return work(tx, order, session, machine);
-    });
+    const attempt = (recoverable: boolean) =>
+      this.store.write(async (tx) => {
+        const order = await lockOrder(tx, orderId);
+        if (recoverable && this.recovery && executionDue(order, new Date(this.clock.now()))) throw new RecoveryDue();
+        const machine = await this.store.requireActiveMachine(tx, order.machineId);
+        const session = await this.pairings.authenticate(tx, token, order.machineId, claims);
+        if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
+        return work(tx, order, session, machine);
+      });
+    try {
+      return await attempt(true);
+    } catch (error) {
+      if (!(error instanceof RecoveryDue)) throw error;
+    }
+    await this.recovery!.recoverIfDue(orderId);
+    return attempt(false);
   }
 
   async create(token: string | null | undefined, input: CreateOrderInput): Promise<OrderView> {
