@@ -44,7 +44,10 @@ export function policySubjectOf(
   };
 }
 
-/** The active policies that apply to the machine, oldest first, with their parsed rules (unparseable ones left out). */
+/**
+ * The active policies that apply to the machine, oldest first, with their parsed rules (unparseable ones left out).
+ * `policyIds`: the machine's `policyIds` when the caller already read its row in this transaction (rule 1).
+ */
 export async function applicablePolicies(tx: MarketsTx, machineId: string, policyIds?: string[]): Promise<Array<{ id: string; parsed: ParsedRules }>> {
   const machine = policyIds ? { policyIds } : await tx.marketMachine.findUnique({ where: { id: machineId }, select: { policyIds: true } });
   const rows = await tx.marketsPolicy.findMany({
