@@ -184,6 +184,23 @@ describe("executions past their deadline are recovered once, the provider called
     expect(provider.calls()).toBe(calls);
   });
 
+  it("lazily: an agent write on the order (confirm) recovers it first, then answers on the failed order; one recovery", async () => {
+    const { orderId, answer } = await stalledOrder();
+    const calls = provider.calls();
+    clock.advance(DEADLINE_MS);
+    // Two writes at once: the locked read of each finds the order due or already failed; exactly one recovery.
+    const [confirm, cancel] = await Promise.all([post(orderId, "/confirm"), post(orderId, "/cancel")]);
+    expectMarketsError(confirm, 409, "ORDER_CLOSED");
+    expectMarketsError(cancel, 409, "ORDER_CLOSED");
+    const order = await prismaOf(p).marketOrder.findUniqueOrThrow({ where: { id: orderId } });
+    expect({ status: order.status, error: order.errorMessage }).toEqual({ status: "failed", error: expect.stringMatching(/^execution deadline passed/) });
+    expect((await kinds("orderId", orderId)).filter((k) => k === "market.order.recovered")).toHaveLength(1);
+    expect((await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } })).status).toBe("refunded");
+    provider.release();
+    expectMarketsError(await answer, 409, "TASK_STATE_INVALID");
+    expect(provider.calls()).toBe(calls);
+  });
+
   it("a recovery whose refund send fails leaves the claim; a later sweep reads the chain and sends it once, then records it", async () => {
     const { orderId, answer } = await stalledOrder();
     const operator = p.demo.payments!.escrow.operatorAddress;

@@ -224,13 +224,17 @@ describe("market orders", () => {
     expectOk(await post(order.id, "confirm"));
   });
 
-  it("no live runtime endpoint: RUNTIME_ENDPOINT_REQUIRED and the order is ready again", async () => {
+  it("no live runtime endpoint: RUNTIME_ENDPOINT_REQUIRED, the order stays ready and nothing is written", async () => {
     const other = (await bindMachine(p, p.machine("active", 2))).id;
     const pairing = await pairAgent(p, other, Wallet.createRandom());
     const order = expectOk(await createOrder(p, other, pairing.pairingToken), 201).item;
     expectOk(await post(order.id, "payment-intent", {}, pairing.pairingToken));
+    const before = { rows: await rows(order.id), tasks: await prismaOf(p).marketsTask.count({ where: { machineId: other } }), events: await prismaOf(p).marketAuditEvent.count() };
     expectMarketsError(await post(order.id, "execute", undefined, pairing.pairingToken), 409, "RUNTIME_ENDPOINT_REQUIRED");
     expect((await rows(order.id)).order!.status).toBe("ready");
+    // The refusal comes before the claim: no task, no route, no event, the order as it was.
+    const after = { rows: await rows(order.id), tasks: await prismaOf(p).marketsTask.count({ where: { machineId: other } }), events: await prismaOf(p).marketAuditEvent.count() };
+    expect(after).toEqual(before);
   });
 
   describe("delegation policy", () => {

@@ -73,6 +73,24 @@ export async function recordAuditEvent(tx: MarketsTx, event: AuditEventInput): P
 }
 
 /**
+ * Several events of one change in one multi-row INSERT, in the transaction of the change: their IDs follow the order
+ * of `events`, as separate `recordAuditEvent` calls would give them.
+ */
+export async function recordAuditEvents(tx: MarketsTx, events: AuditEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.marketAuditEvent.createMany({
+    data: events.map((event) => ({
+      kind: event.kind,
+      machineId: event.machineId,
+      actorType: event.actor.type,
+      actorId: event.actor.id ?? null,
+      occurredAt: event.occurredAt ?? new Date(),
+      data: event.data,
+    })),
+  });
+}
+
+/**
  * The same row as `recordAuditEvent`, as an `INSERT` statement to embed in a data-modifying CTE of a hot path (the
  * heartbeat writes its change and its event in one statement, inside its transaction).
  */

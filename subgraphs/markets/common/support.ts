@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../shared/clock.js";
-import { recordAuditEvent, type MarketsTx } from "./audit.repository.js";
+import { recordAuditEvent, type AuditEventInput, type MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
 import type { MarketsStore } from "./store.js";
 import { decodeCursor as decodePosition, encodeCursor as encodePosition, pageRequest } from "./pagination.js";
@@ -122,14 +122,18 @@ export function machineCheckOn(store: MarketsStore): MachineCheck {
   return (machineId) => store.requireActiveMachine(store.db.prisma, machineId);
 }
 
-/** The audit writer of common/audit.repository.ts: entity, before and after go into the event's `data`. */
+/** A work family's event as the audit log's row: entity, before and after go into the event's `data`. */
+export function workAuditEvent(clock: Clock, event: WorkAuditEvent): AuditEventInput {
+  return {
+    kind: event.kind as never,
+    machineId: event.machineId,
+    actor: event.actor,
+    data: JSON.parse(JSON.stringify({ entityType: event.entityType, entityId: event.entityId, ...event.payload })),
+    occurredAt: new Date(clock.now()),
+  };
+}
+
+/** The audit writer of common/audit.repository.ts, one event per call. */
 export function auditWriter(clock: Clock): AuditWriter {
-  return (tx, event) =>
-    recordAuditEvent(tx, {
-      kind: event.kind as never,
-      machineId: event.machineId,
-      actor: event.actor,
-      data: JSON.parse(JSON.stringify({ entityType: event.entityType, entityId: event.entityId, ...event.payload })),
-      occurredAt: new Date(clock.now()),
-    });
+  return (tx, event) => recordAuditEvent(tx, workAuditEvent(clock, event));
 }

@@ -1,34 +1,44 @@
 /**
  * `POST /market/orders/:orderId/execute` (public notes 2.5, 2.7): materialises a `ready` order as a task with its
- * route (the order's service and operation) and runs it through the task executor (work/task.executor.ts).
+ * route (the order's service and operation) and runs it through the task executor's steps (work/task.executor.ts).
  *
- * 1. One transaction: the order (locked) ready -> executing; on the first attempt a task (resolved) and its route
- *    are created with task.created and task.resolved events.
- * 2. The executor runs the task (provider call or handoff), recording run, outcome and the task's event.
- * 3. One transaction: executing -> delivered (provider 2xx), handoff (external-handoff) or failed (anything else),
- *    with the task, route, run and outcome IDs, and `market.order.executed`.
- * The claim of step 1 carries a deadline (MARKETS_EXECUTION_DEADLINE_SECONDS): an order found executing past it was
- * left by a process that died or stalled, and is recovered `failed` without calling the provider again
- * (orders/order.recovery.ts); a late step 3 then finds it failed and records nothing.
- * When the executor refuses before calling anything (RUNTIME_ENDPOINT_REQUIRED, ...) the order goes back to ready
- * and the refusal is the answer. The answer's status is the execution's (the provider's status, 202 for a handoff).
+ * 1. The claim, one transaction under the order's row lock (after the token, rule 1 and the pairing): the service
+ *    and the machine's live runtime endpoint for it (RUNTIME_ENDPOINT_REQUIRED), the machine's policies
+ *    (MACHINE_POLICY_DENIED); on the first attempt a task and its route are created (`task.created`,
+ *    `task.resolved`), the task claimed `executing` and the order ready -> executing, both with the claim's deadline
+ *    (MARKETS_EXECUTION_DEADLINE_SECONDS). A refusal rolls all of it back: the order stays ready, nothing is written.
+ * 2. The provider call (or the service's handoff), after an x402 settlement (ExecutionPayments.settleBeforeRun).
+ * 3. The record, one transaction under the order's row lock: run and outcome, the task executed, handoff or failed
+ *    (its event), the order executing -> delivered (provider 2xx), handoff (external-handoff) or failed (anything
+ *    else) with the task, route, run and outcome IDs (`market.order.executed`); both events in one INSERT.
+ * An order found executing past its deadline was left by a process that died or stalled, and is recovered `failed`
+ * without calling the provider again (orders/order.recovery.ts, which recovers its task too); a late step 3 then
+ * finds the task failed and records nothing (TASK_STATE_INVALID). When step 2 throws before any answer, the order
+ * goes back to ready and the task to its state before the claim, while the claim is still this call's. The
+ * answer's status is the execution's (the provider's status, 202 for a handoff).
  */
-import { recordAuditEvent, type MarketsTx } from "../common/audit.repository.js";
-import type { Execution, TaskExecutor } from "../work/task.executor.js";
-import type { TaskService } from "../work/task.service.js";
+import { recordAuditEvents, type AuditActor, type AuditEventInput, type MarketsTx } from "../common/audit.repository.js";
+import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
+import { routeRequired, type Attempt, type Execution, type TaskExecutor } from "../work/task.executor.js";
+import type { MarketsRoute, MarketsTask } from "../work/task.repository.js";
+import { taskStateInvalid, type TaskService } from "../work/task.service.js";
 import { routeView, taskView } from "../work/task.views.js";
-import { lockOrder, transitionOrder, type OrderRow } from "./order.repository.js";
+import { lockOrder, transitionOrder, type OrderRow, type PaymentRow } from "./order.repository.js";
 import { orderView, type OrderService, type OrderView } from "./order.service.js";
-import { newId } from "../common/support.js";
+import { newId, workAuditEvent } from "../common/support.js";
 
 export interface OrderExecution extends Execution {
   order: OrderView;
 }
 
-/** The payment side of execute (orders/payments/settlement.service.ts): x402 settles before the run and confirms on delivery. */
+/**
+ * The payment side of execute (orders/payments/settlement.service.ts): x402 settles before the run and confirms on
+ * delivery. `payment` is the order's payment as the claim's transaction read it (no other write changes it while
+ * the order is executing).
+ */
 export interface ExecutionPayments {
-  settleBeforeRun(orderId: string, actor: Parameters<typeof recordAuditEvent>[1]["actor"]): Promise<void>;
-  autoConfirm(tx: MarketsTx, order: OrderRow, actor: Parameters<typeof recordAuditEvent>[1]["actor"], now: Date): Promise<OrderRow>;
+  settleBeforeRun(orderId: string, actor: AuditActor, payment: PaymentRow | null): Promise<void>;
+  autoConfirm(tx: MarketsTx, order: OrderRow, actor: AuditActor, now: Date): Promise<OrderRow>;
 }
 
 export class OrderExecutor {
@@ -44,64 +54,29 @@ export class OrderExecutor {
   async execute(token: string | null | undefined, orderId: string): Promise<OrderExecution> {
     const clock = this.orders.clock;
     const started = new Date(clock.now());
-    const { order, actor } = await this.orders.agentWrite(token, orderId, async (tx, order, session) => {
-      if (order.status !== "ready") throw this.orders.stateError(order);
-      let taskId = order.taskId;
-      let routeId = order.routeId;
-      if (taskId === null) {
-        taskId = newId("task");
-        routeId = newId("route");
-        const task = await tx.marketsTask.create({
-          data: {
-            id: taskId,
-            machineId: order.machineId,
-            skillKey: order.skillKey,
-            operation: order.operation,
-            input: order.input as never,
-            status: "resolved",
-            candidates: [],
-            routeId,
-            createdAt: started,
-            updatedAt: started,
-          },
-        });
-        const route = await tx.marketsRoute.create({
-          data: {
-            id: routeId,
-            machineId: order.machineId,
-            taskId,
-            serviceId: order.serviceId,
-            skillKey: order.skillKey,
-            providerKey: order.providerKey,
-            executionMode: order.executionMode,
-            operation: order.operation,
-            score: 1,
-            createdAt: started,
-          },
-        });
-        const view = taskView(task, route);
-        const event = { machineId: order.machineId, actor: session.actor as never, entityType: "task", entityId: taskId };
-        await this.tasks.audit(tx, { ...event, kind: "task.created", payload: { after: view, orderId } });
-        await this.tasks.audit(tx, { ...event, kind: "task.resolved", payload: { after: view, route: routeView(route), orderId } });
-      }
-      const after = await transitionOrder(tx, order, "executing", started, { taskId, routeId, executingDeadline: new Date(started.getTime() + this.deadlineMs) });
-      return { order: after, actor: session.actor };
-    });
-    let execution: Execution;
+    const deadline = new Date(started.getTime() + this.deadlineMs);
+    const claim = await this.orders.agentWrite(token, orderId, (tx, order, session, machine) => this.claim(tx, order, session.actor, machine.policyIds, started, deadline));
+    let attempt: Attempt;
     try {
-      await this.payments?.settleBeforeRun(orderId, actor);
-      execution = await this.executor.execute(order.machineId, order.taskId!);
+      await this.payments?.settleBeforeRun(orderId, claim.actor, claim.payment);
+      attempt = await this.executor.attempt(claim.task, claim.route, claim.service, claim.endpoint);
     } catch (error) {
-      // Back to ready only while the claim is still this call's: a recovered (failed) order stays failed.
+      // Back to ready (the task to its state before) only while the claim is still this call's: a recovered order stays failed.
       await this.orders.store.write(async (tx) => {
         const current = await lockOrder(tx, orderId);
-        if (current.status === "executing") await transitionOrder(tx, current, "ready", new Date(clock.now()));
+        if (current.status !== "executing") return;
+        const now = new Date(clock.now());
+        await transitionOrder(tx, current, "ready", now);
+        await this.tasks.repo.claim(tx, claim.task.id, ["executing"], claim.task.status, now);
       });
       throw error;
     }
-    const next = execution.run.status === "succeeded" ? "delivered" : execution.run.status === "handoff" ? "handoff" : "failed";
-    const finished = await this.orders.store.write(async (tx) => {
+    const { order, actor, task, route, service } = claim;
+    const { execution, finished } = await this.orders.store.write(async (tx) => {
+      // The order's row first, as the recovery takes it (then the task's): the two never wait on each other crosswise.
       const current = await lockOrder(tx, orderId);
+      const { execution, event } = await this.executor.recordInTx(tx, task, claim.claimed, route, service, attempt, started);
+      const next = execution.run.status === "succeeded" ? "delivered" : execution.run.status === "handoff" ? "handoff" : "failed";
       const now = new Date(clock.now());
       let after = await transitionOrder(tx, current, next, now, {
         runId: execution.run.id,
@@ -109,16 +84,78 @@ export class OrderExecutor {
         handoff: (execution.handoff ?? undefined) as never,
         errorMessage: next === "failed" ? `execution failed (${execution.run.errorReason ?? "provider_status"}, HTTP ${execution.httpStatus})` : null,
       });
-      await recordAuditEvent(tx, {
-        kind: "market.order.executed",
-        machineId: order.machineId,
-        actor,
-        occurredAt: now,
-        data: { orderId, taskId: order.taskId, runId: execution.run.id, httpStatus: execution.httpStatus, before: { status: "executing" }, after: { status: next } },
-      });
-      if (next === "delivered" && this.payments) after = await this.payments.autoConfirm(tx, after, actor, now);
-      return after;
+      await recordAuditEvents(tx, [
+        workAuditEvent(clock, event),
+        {
+          kind: "market.order.executed",
+          machineId: order.machineId,
+          actor,
+          occurredAt: now,
+          data: { orderId, taskId: task.id, runId: execution.run.id, httpStatus: execution.httpStatus, before: { status: "executing" }, after: { status: next } },
+        },
+      ]);
+      // Only an x402 payment confirms on delivery (its rail is fixed at the intent).
+      if (next === "delivered" && this.payments && claim.payment?.rail === "x402") after = await this.payments.autoConfirm(tx, after, actor, now);
+      return { execution, finished: after };
     });
     return { ...execution, order: orderView(finished) };
+  }
+
+  /** Step 1 inside the order's write transaction (the order locked, its machine and the pairing checked). */
+  private async claim(tx: MarketsTx, order: OrderRow, actor: AuditActor, policyIds: string[], started: Date, deadline: Date) {
+    if (order.status !== "ready") throw this.orders.stateError(order);
+    const repo = this.tasks.repo;
+    const existing = order.taskId === null ? null : await repo.task(order.machineId, order.taskId, tx);
+    const route: MarketsRoute | null = existing
+      ? await repo.route(existing.routeId, tx)
+      : {
+          id: newId("route"),
+          machineId: order.machineId,
+          taskId: "",
+          serviceId: order.serviceId,
+          skillKey: order.skillKey,
+          providerKey: order.providerKey,
+          executionMode: order.executionMode,
+          operation: order.operation,
+          score: 1,
+          createdAt: started,
+        };
+    if (!route) throw routeRequired();
+    const { service, endpoint } = await this.executor.prepare(order.machineId, route, tx);
+    await enforceMachinePolicies(tx, policySubjectOf(order.machineId, service), null, policyIds);
+    const events: AuditEventInput[] = [];
+    let task: MarketsTask;
+    if (existing) {
+      // A ready order keeps the task of an attempt that threw before any answer: claimed again from where it was.
+      if (!(await repo.claim(tx, existing.id, ["resolved", "failed"], "executing", started, deadline))) throw taskStateInvalid();
+      task = existing;
+    } else {
+      task = {
+        id: newId("task"),
+        machineId: order.machineId,
+        skillKey: order.skillKey,
+        operation: order.operation,
+        input: order.input,
+        status: "resolved",
+        candidates: [],
+        routeId: route.id,
+        executingDeadline: null,
+        createdAt: started,
+        updatedAt: started,
+      };
+      route.taskId = task.id;
+      // Created resolved and claimed in the same transaction: stored `executing` at once, nobody saw it between.
+      await tx.marketsTask.create({ data: { ...task, input: task.input as never, candidates: [], status: "executing", executingDeadline: deadline } });
+      await tx.marketsRoute.create({ data: route });
+      const view = taskView(task, route);
+      const event = { machineId: order.machineId, actor: actor as never, entityType: "task", entityId: task.id };
+      events.push(workAuditEvent(this.orders.clock, { ...event, kind: "task.created", payload: { after: view, orderId: order.id } }));
+      events.push(workAuditEvent(this.orders.clock, { ...event, kind: "task.resolved", payload: { after: view, route: routeView(route), orderId: order.id } }));
+    }
+    const after = await transitionOrder(tx, order, "executing", started, { taskId: task.id, routeId: route.id, executingDeadline: deadline });
+    await recordAuditEvents(tx, events);
+    const payment = this.payments ? await tx.marketPayment.findUnique({ where: { orderId: order.id } }) : null;
+    const claimed: MarketsTask = { ...task, status: "executing", updatedAt: started, executingDeadline: deadline };
+    return { order: after, actor, task, claimed, route, service, endpoint, payment };
   }
 }

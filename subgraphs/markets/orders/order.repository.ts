@@ -28,7 +28,9 @@ export function assertOpen(order: OrderRow): void {
 
 /**
  * Moves the order to `to` only from a status the table allows, in one conditional UPDATE; anything else is
- * ORDER_CLOSED (finished) or ORDER_STATE_INVALID, and nothing changes.
+ * ORDER_CLOSED (finished) or ORDER_STATE_INVALID, and nothing changes. `order` is the row the caller locked in this
+ * transaction (lockOrder): no one else can have changed it, so the row after is `order` with the patch applied, not
+ * read again (the status triggers only check transitions; patches are plain values, `undefined` leaves a field).
  */
 export async function transitionOrder(
   tx: MarketsTx,
@@ -41,7 +43,9 @@ export async function transitionOrder(
   const from = orderSourcesOf(to);
   const { count } = await tx.marketOrder.updateMany({ where: { id: order.id, status: { in: from } }, data: { ...patch, status: to, updatedAt: now } });
   if (count !== 1) throw MarketsErrors.orderStateInvalid();
-  return tx.marketOrder.findUniqueOrThrow({ where: { id: order.id } });
+  const after: Record<string, unknown> = { ...order };
+  for (const [field, value] of Object.entries(patch)) if (value !== undefined) after[field] = value;
+  return { ...(after as OrderRow), status: to, updatedAt: now };
 }
 
 /** The payment counterpart of transitionOrder (ORDER_STATE_INVALID when the payment is not in a source status). */

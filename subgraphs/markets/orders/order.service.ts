@@ -13,12 +13,14 @@
  * Spend counted: the quote's fixed price, else 0.
  */
 import type { Clock } from "../../shared/clock.js";
+import type { MarketMachine } from "../../shared/db/generated/client.js";
 import { recordAuditEvent } from "../common/audit.repository.js";
 import type { CatalogueService, ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { OrderStatus } from "./order.states.js";
 import { lockOrder, ORDER_ID, transitionOrder, type OrderRow } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
+import { executionDue } from "../work/task.service.js";
 import { checkDelegation } from "./pairing.policy.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 import type { MarketsStore } from "../common/store.js";
@@ -76,6 +78,9 @@ export function requireToken(token: string | null | undefined): string {
   return token;
 }
 
+/** An order write found its order executing past its deadline: it is recovered, then the write runs again. */
+class RecoveryDue extends Error {}
+
 export class OrderService {
   constructor(
     readonly store: MarketsStore,
@@ -90,24 +95,38 @@ export class OrderService {
 
   /**
    * An order write by its pairing's agent: the order locked, its machine active, the token of ITS pairing. An order
-   * executing past its deadline is recovered first (after the token's precheck), so the write sees it `failed`.
+   * executing past its deadline is recovered first (after the token's precheck), so the write sees it `failed`: the
+   * locked read finds it due, the transaction ends without a write, the recovery runs (its own transaction and
+   * refund) and the write starts again.
    */
-  async agentWrite<T>(token: string | null | undefined, orderId: string, work: (tx: MarketsTx, order: OrderRow, session: AgentSession) => Promise<T>): Promise<T> {
-    await this.pairings.precheck(token);
-    if (ORDER_ID.test(orderId)) await this.recovery?.recoverIfDue(orderId);
-    return this.store.write(async (tx) => {
-      const order = await lockOrder(tx, orderId);
-      await this.store.requireActiveMachine(tx, order.machineId);
-      const session = await this.pairings.authenticate(tx, token, order.machineId);
-      if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
-      return work(tx, order, session);
-    });
+  async agentWrite<T>(
+    token: string | null | undefined,
+    orderId: string,
+    work: (tx: MarketsTx, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+  ): Promise<T> {
+    const claims = await this.pairings.precheck(token);
+    const attempt = (recoverable: boolean) =>
+      this.store.write(async (tx) => {
+        const order = await lockOrder(tx, orderId);
+        if (recoverable && this.recovery && executionDue(order, new Date(this.clock.now()))) throw new RecoveryDue();
+        const machine = await this.store.requireActiveMachine(tx, order.machineId);
+        const session = await this.pairings.authenticate(tx, token, order.machineId, claims);
+        if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
+        return work(tx, order, session, machine);
+      });
+    try {
+      return await attempt(true);
+    } catch (error) {
+      if (!(error instanceof RecoveryDue)) throw error;
+    }
+    await this.recovery!.recoverIfDue(orderId);
+    return attempt(false);
   }
 
   async create(token: string | null | undefined, input: CreateOrderInput): Promise<OrderView> {
     const machineId = text(input.machineId, 100);
     await this.machineCheck(machineId);
-    await this.pairings.precheck(token);
+    const claims = await this.pairings.precheck(token);
     const searchId = text(input.searchId, 100);
     const quoteId = text(input.quoteId, 100);
     const orderInput = input.input === null || input.input === undefined ? {} : jsonObject(input.input);
@@ -124,10 +143,10 @@ export class OrderService {
     const currency = quote.pricing.currency;
     const now = new Date(this.clock.now());
     const row = await this.store.write(async (tx) => {
-      await this.store.requireActiveMachine(tx, machineId);
-      const session = await this.pairings.authenticate(tx, token, machineId);
+      const machine = await this.store.requireActiveMachine(tx, machineId);
+      const session = await this.pairings.authenticate(tx, token, machineId, claims);
       await checkDelegation(tx, session.pairing.id, session.policy, { skillKey: service.skillKey, serviceId: service.id }, { amount, currency }, now);
-      await enforceMachinePolicies(tx, policySubjectOf(machineId, service), { amount, currency, now });
+      await enforceMachinePolicies(tx, policySubjectOf(machineId, service), { amount, currency, now }, machine.policyIds);
       const created = await tx.marketOrder.create({
         data: {
           id: newId("ord"),

@@ -243,20 +243,24 @@ export class PairingService {
     return pairingView(row);
   }
 
-  /** The token's own checks (present, signature, expiry) before a write looks at anything else. */
-  async precheck(token: string | null | undefined): Promise<void> {
+  /**
+   * The token's own checks (present, signature, expiry) before a write looks at anything else; its claims, for the
+   * write's `authenticate` in the same request (the token is verified once per request).
+   */
+  async precheck(token: string | null | undefined): Promise<PairingClaims> {
     if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
-    await this.tokens.verify(token, this.clock.now());
+    return this.tokens.verify(token, this.clock.now());
   }
 
   /**
    * Authentication 3 for a market write on `machineId` (null: the caller checks the machine itself), inside the
    * write's transaction: the pairing row is locked (FOR UPDATE) so a concurrent PATCH, revoke or another order of
-   * the same pairing waits; the daily limit's sum (orders/order.repository.ts) relies on this lock.
+   * the same pairing waits; the daily limit's sum (orders/order.repository.ts) relies on this lock. `verified`: the
+   * claims `precheck` answered for this token in this request (the signature and expiry are not checked twice).
    */
-  async authenticate(tx: MarketsTx, token: string | null | undefined, machineId: string | null): Promise<AgentSession> {
+  async authenticate(tx: MarketsTx, token: string | null | undefined, machineId: string | null, verified?: PairingClaims): Promise<AgentSession> {
     if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
-    const claims = await this.tokens.verify(token, this.clock.now());
+    const claims = verified ?? (await this.tokens.verify(token, this.clock.now()));
     if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();
     const pairing = await lockPairing(tx, claims.pairingId);
     if (!pairing || pairing.machineId !== claims.machineId || pairing.sessionTokenId !== claims.jti || pairing.sessionId !== claims.sessionId) {

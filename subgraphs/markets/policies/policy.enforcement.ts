@@ -44,9 +44,12 @@ export function policySubjectOf(
   };
 }
 
-/** The active policies that apply to the machine, oldest first, with their parsed rules (unparseable ones left out). */
-export async function applicablePolicies(tx: MarketsTx, machineId: string): Promise<Array<{ id: string; parsed: ParsedRules }>> {
-  const machine = await tx.marketMachine.findUnique({ where: { id: machineId }, select: { policyIds: true } });
+/**
+ * The active policies that apply to the machine, oldest first, with their parsed rules (unparseable ones left out).
+ * `policyIds`: the machine's `policyIds` when the caller already read its row in this transaction (rule 1).
+ */
+export async function applicablePolicies(tx: MarketsTx, machineId: string, policyIds?: string[]): Promise<Array<{ id: string; parsed: ParsedRules }>> {
+  const machine = policyIds ? { policyIds } : await tx.marketMachine.findUnique({ where: { id: machineId }, select: { policyIds: true } });
   const rows = await tx.marketsPolicy.findMany({
     where: {
       status: "active",
@@ -62,8 +65,8 @@ export async function applicablePolicies(tx: MarketsTx, machineId: string): Prom
 }
 
 /** Refuses the use of the subject's service (and the spend, when given) that an applicable policy does not allow. */
-export async function enforceMachinePolicies(tx: MarketsTx, subject: PolicySubject, spend: PolicySpend | null): Promise<void> {
-  const policies = await applicablePolicies(tx, subject.machineId);
+export async function enforceMachinePolicies(tx: MarketsTx, subject: PolicySubject, spend: PolicySpend | null, policyIds?: string[]): Promise<void> {
+  const policies = await applicablePolicies(tx, subject.machineId, policyIds);
   let locked = false;
   for (const { parsed } of policies) {
     if (!allowsUse(parsed, subject)) throw MarketsErrors.machinePolicyDenied();

@@ -3,6 +3,7 @@ import type { Database } from "../../shared/db/index.js";
 import type { MarketsSearch, MarketsService, MarketsSkill } from "../../shared/db/generated/client.js";
 import { inStore } from "../../shared/db/in-store.js";
 import { MarketsErrors } from "../common/errors.js";
+import type { Tx } from "../common/support.js";
 import { SERVICES, SKILLS } from "./catalogue.seed.js";
 
 export type { MarketsSearch, MarketsService, MarketsSkill };
@@ -59,8 +60,8 @@ export class CatalogueRepository {
     );
   }
 
-  service(id: string): Promise<MarketsService | null> {
-    return this.store(() => this.db.prisma.marketsService.findUnique({ where: { id } }));
+  service(id: string, tx: Tx = this.db.prisma): Promise<MarketsService | null> {
+    return this.store(() => tx.marketsService.findUnique({ where: { id } }));
   }
 
   saveSearch(row: MarketsSearch): Promise<MarketsSearch> {

@@ -15,7 +15,7 @@ import { pageOf as pageOfRows, pageRequest } from "../common/pagination.js";
 import { CatalogueRepository, type MarketsService, type MarketsSkill } from "./catalogue.repository.js";
 import { overlaps, timeRangeOf, timeRangeSet, type TimeRange } from "../common/time-range.filter.js";
 import { STREAM_SERVICE_TYPE } from "../stream/seller/listing.catalogue.js";
-import { invalid, newId, notFound, text, type JsonObject, type MachineCheck } from "../common/support.js";
+import { invalid, newId, notFound, text, type JsonObject, type MachineCheck, type Tx } from "../common/support.js";
 
 export const skillView = (s: MarketsSkill) => ({
   key: s.key,
@@ -190,8 +190,9 @@ export class CatalogueService {
     return pageOfRows(rows.slice(0, limit + 1), limit, (s) => [s.id]);
   }
 
-  async service(id: string): Promise<ServiceView> {
-    const row = await this.repo.service(id);
+  /** One service; `tx`: read in the caller's transaction. */
+  async service(id: string, tx?: Tx): Promise<ServiceView> {
+    const row = await this.repo.service(id, tx);
     if (!row) throw notFound();
     return serviceView(row);
   }

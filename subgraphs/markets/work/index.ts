@@ -50,6 +50,6 @@ export async function buildWorkServices(runtime: SubgraphRuntime, clock: Clock, 
     graph: new GraphService(new GraphRepository(db, log), machineCheck, audit, clock),
     catalogue,
     tasks,
-    executor: new TaskExecutor(tasks, (id) => catalogue.service(id), options.endpoints, runtime.outbound, runtime.config.marketsWork.providerTimeoutMs, runtime.config.marketsWork.executionDeadlineSeconds * 1000),
+    executor: new TaskExecutor(tasks, (id, tx) => catalogue.service(id, tx), options.endpoints, runtime.outbound, runtime.config.marketsWork.providerTimeoutMs, runtime.config.marketsWork.executionDeadlineSeconds * 1000),
   };
 }

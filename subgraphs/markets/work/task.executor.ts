@@ -23,7 +23,7 @@ import type { TaskService } from "./task.service.js";
 import { taskStateInvalid } from "./task.service.js";
 import type { MarketsRoute, MarketsTask } from "./task.repository.js";
 import { outcomeView, runView, taskView, type OutcomeView, type RunView, type TaskView } from "./task.views.js";
-import { PLATFORM_ACTOR, newId, type JsonObject } from "../common/support.js";
+import { PLATFORM_ACTOR, newId, type JsonObject, type Tx, type WorkAuditEvent } from "../common/support.js";
 import type { ServiceView } from "./catalogue.service.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 
@@ -34,7 +34,8 @@ export interface ExecutionEndpoint {
   authToken: string | null;
 }
 
-export type EndpointLookup = (machineId: string, providerKey: string) => Promise<ExecutionEndpoint | null>;
+/** `tx`: read in the caller's transaction (default: the database's own client). */
+export type EndpointLookup = (machineId: string, providerKey: string, tx?: Tx) => Promise<ExecutionEndpoint | null>;
 
 export interface Execution {
   httpStatus: number;
@@ -49,7 +50,7 @@ const MAX_PROVIDER_BYTES = 1024 * 1024;
 export const routeRequired = MarketsErrors.routeRequired;
 export const endpointRequired = MarketsErrors.runtimeEndpointRequired;
 
-interface Attempt {
+export interface Attempt {
   status: "succeeded" | "failed" | "handoff";
   httpStatus: number;
   providerStatus: number | null;
@@ -61,7 +62,7 @@ interface Attempt {
 export class TaskExecutor {
   constructor(
     private readonly tasks: TaskService,
-    private readonly service: (id: string) => Promise<ServiceView>,
+    private readonly service: (id: string, tx?: Tx) => Promise<ServiceView>,
     private readonly endpoints: EndpointLookup,
     private readonly outbound: OutboundClient,
     private readonly timeoutMs: number,
@@ -78,9 +79,7 @@ export class TaskExecutor {
     const route = await repo.route(task.routeId);
     if (!route) throw routeRequired();
     if (task.status !== "resolved" && task.status !== "failed") throw taskStateInvalid();
-    const service = await this.service(route.serviceId);
-    const endpoint = route.executionMode === "native" ? await this.endpoints(machineId, route.providerKey) : null;
-    if (route.executionMode === "native" && !endpoint) throw endpointRequired();
+    const { service, endpoint } = await this.prepare(machineId, route);
     const startedAt = new Date(this.tasks.clock.now());
     // Claim the task so two concurrent executions cannot both call the provider.
     // The machine's policies are read in the claim's transaction: a refusal leaves the task as it was.
@@ -92,12 +91,38 @@ export class TaskExecutor {
     if (!claimed) throw taskStateInvalid();
     let attempt: Attempt;
     try {
-      attempt = endpoint ? await this.callProvider(task, route, endpoint) : this.handoff(service);
+      attempt = await this.attempt(task, route, service, endpoint);
     } catch (error) {
       await repo.transaction((tx) => repo.claim(tx, taskId, ["executing"], task.status, new Date(this.tasks.clock.now())));
       throw error;
     }
-    return this.record(task, route, service, attempt, startedAt);
+    const claimedTask = { ...task, status: "executing", updatedAt: startedAt, executingDeadline: deadline };
+    return repo.transaction(async (tx) => {
+      const { execution, event } = await this.recordInTx(tx, task, claimedTask, route, service, attempt, startedAt);
+      await this.tasks.audit(tx, event);
+      return execution;
+    });
+  }
+
+  /** How long an `executing` claim holds, in ms (MARKETS_EXECUTION_DEADLINE_SECONDS). */
+  get claimMs(): number {
+    return this.deadlineMs;
+  }
+
+  /**
+   * What a run of `route` needs before anything is claimed: its service, and for a `native` route the machine's live
+   * endpoint for the provider (RUNTIME_ENDPOINT_REQUIRED without one); read in `tx` when given.
+   */
+  async prepare(machineId: string, route: Pick<MarketsRoute, "serviceId" | "executionMode" | "providerKey">, tx?: Tx): Promise<{ service: ServiceView; endpoint: ExecutionEndpoint | null }> {
+    const service = await this.service(route.serviceId, tx);
+    const endpoint = route.executionMode === "native" ? await this.endpoints(machineId, route.providerKey, tx) : null;
+    if (route.executionMode === "native" && !endpoint) throw endpointRequired();
+    return { service, endpoint };
+  }
+
+  /** The run itself, after the claim: the provider's call (`native`) or the service's handoff. */
+  attempt(task: MarketsTask, route: MarketsRoute, service: ServiceView, endpoint: ExecutionEndpoint | null): Promise<Attempt> {
+    return endpoint ? this.callProvider(task, route, endpoint) : Promise.resolve(this.handoff(service));
   }
 
   private handoff(service: ServiceView): Attempt {
@@ -143,51 +168,55 @@ export class TaskExecutor {
     }
   }
 
-  private async record(task: MarketsTask, route: MarketsRoute, service: ServiceView, attempt: Attempt, startedAt: Date): Promise<Execution> {
-    const repo = this.tasks.repo;
+  /**
+   * The run's record inside the caller's transaction: run, outcome, and the task `executing` -> executed, handoff or
+   * failed only while the claim holds (a task the recovery already recorded failed keeps that record:
+   * TASK_STATE_INVALID). `task` is the row before the claim (the event's `before`), `claimed` the row the claim left;
+   * the task's event is returned for the caller to write in the same transaction.
+   */
+  async recordInTx(tx: Tx, task: MarketsTask, claimed: MarketsTask, route: MarketsRoute, service: ServiceView, attempt: Attempt, startedAt: Date): Promise<{ execution: Execution; event: WorkAuditEvent }> {
     const finishedAt = new Date(this.tasks.clock.now());
     const next = attempt.status === "succeeded" ? "executed" : attempt.status === "handoff" ? "handoff" : "failed";
     const kind = attempt.status === "succeeded" ? "task.executed" : attempt.status === "handoff" ? "task.handoff-recorded" : "task.execution-failed";
-    return repo.transaction(async (tx) => {
-      const run = await tx.marketsRun.create({
-        data: {
-          id: newId("run"),
-          machineId: task.machineId,
-          taskId: task.id,
-          routeId: route.id,
-          providerKey: route.providerKey,
-          executionMode: route.executionMode,
-          status: attempt.status,
-          httpStatus: attempt.providerStatus ?? (attempt.status === "handoff" ? 202 : null),
-          errorReason: attempt.errorReason,
-          startedAt,
-          finishedAt,
-        },
-      });
-      const outcome = await tx.marketsOutcome.create({
-        data: { id: newId("outcome"), machineId: task.machineId, taskId: task.id, runId: run.id, kind: attempt.kind, result: attempt.result as never, createdAt: finishedAt },
-      });
-      // Only while the claim holds: a task the recovery already recorded failed keeps that record.
-      const { count } = await tx.marketsTask.updateMany({ where: { id: task.id, status: "executing" }, data: { status: next, updatedAt: finishedAt } });
-      if (count !== 1) throw taskStateInvalid();
-      const after = await tx.marketsTask.findUniqueOrThrow({ where: { id: task.id } });
-      const execution: Execution = {
-        httpStatus: attempt.httpStatus,
-        task: taskView(after, route),
-        run: runView(run),
-        outcome: outcomeView(outcome),
-        handoff: attempt.status === "handoff" ? (attempt.result.handoff as Execution["handoff"]) : null,
-      };
-      await this.tasks.audit(tx, {
+    const run = await tx.marketsRun.create({
+      data: {
+        id: newId("run"),
         machineId: task.machineId,
-        kind,
-        actor: PLATFORM_ACTOR,
-        entityType: "task",
-        entityId: task.id,
-        payload: { before: taskView(task, route), after: { task: execution.task, run: execution.run, serviceId: service.id } },
-      });
-      return execution;
+        taskId: task.id,
+        routeId: route.id,
+        providerKey: route.providerKey,
+        executionMode: route.executionMode,
+        status: attempt.status,
+        httpStatus: attempt.providerStatus ?? (attempt.status === "handoff" ? 202 : null),
+        errorReason: attempt.errorReason,
+        startedAt,
+        finishedAt,
+      },
     });
+    const outcome = await tx.marketsOutcome.create({
+      data: { id: newId("outcome"), machineId: task.machineId, taskId: task.id, runId: run.id, kind: attempt.kind, result: attempt.result as never, createdAt: finishedAt },
+    });
+    // Only while the claim holds: a task the recovery already recorded failed keeps that record. The conditional
+    // UPDATE holds the task's row from here, so the row after is the claimed one with this change.
+    const { count } = await tx.marketsTask.updateMany({ where: { id: task.id, status: "executing" }, data: { status: next, updatedAt: finishedAt } });
+    if (count !== 1) throw taskStateInvalid();
+    const after: MarketsTask = { ...claimed, status: next, updatedAt: finishedAt };
+    const execution: Execution = {
+      httpStatus: attempt.httpStatus,
+      task: taskView(after, route),
+      run: runView(run),
+      outcome: outcomeView(outcome),
+      handoff: attempt.status === "handoff" ? (attempt.result.handoff as Execution["handoff"]) : null,
+    };
+    const event: WorkAuditEvent = {
+      machineId: task.machineId,
+      kind,
+      actor: PLATFORM_ACTOR,
+      entityType: "task",
+      entityId: task.id,
+      payload: { before: taskView(task, route), after: { task: execution.task, run: execution.run, serviceId: service.id } },
+    };
+    return { execution, event };
   }
 }
 

@@ -110,14 +110,14 @@ export class PaymentService {
   }
 
   async intent(token: string | null | undefined, orderId: string, rail: string | null | undefined, details: unknown): Promise<{ payment: PaymentView; orderStatus: string }> {
-    await this.pairings.precheck(token);
+    const claims = await this.pairings.precheck(token);
     if (rail !== null && rail !== undefined && !(RAIL_TYPES as readonly string[]).includes(rail)) throw MarketsErrors.validation();
     const extra = details === null || details === undefined ? {} : jsonObject(details);
     const now = new Date(this.clock.now());
     return this.store.write(async (tx) => {
       const order = await lockOrder(tx, orderId);
       await this.store.requireActiveMachine(tx, order.machineId);
-      const session = await this.pairings.authenticate(tx, token, order.machineId);
+      const session = await this.pairings.authenticate(tx, token, order.machineId, claims);
       if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
       assertOpen(order);
       const service = order.serviceSnapshot as unknown as ServiceView;

@@ -179,8 +179,7 @@ export class PaymentSettlementService {
    * claim is execute's own ready -> executing, so no second execute or refund can run alongside; a settlement already
    * mined for the authorization (the record of an earlier attempt did not commit) is recorded instead of re-sent.
    */
-  async settleBeforeRun(orderId: string, actor: Actor): Promise<void> {
-    const payment = await this.orders.store.read((prisma) => prisma.marketPayment.findUnique({ where: { orderId } }));
+  async settleBeforeRun(orderId: string, actor: Actor, payment: PaymentRow | null): Promise<void> {
     if (!payment || payment.rail !== "x402" || payment.status !== "held" || payment.txHash) return;
     const requirements = (payment.details as unknown as { paymentRequirements: PaymentRequirements }).paymentRequirements;
     const payload = payment.authorization as unknown as PaymentPayload;
