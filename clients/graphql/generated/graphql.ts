@@ -2233,15 +2233,6 @@ export type PurchaseDelivery = {
   status: PurchaseStatus;
 };
 
-/** The seller's delivery server as the buyer should reach it. */
-export type PurchaseDeliveryPeer = {
-  __typename?: 'PurchaseDeliveryPeer';
-  addresses: Array<Scalars['String']['output']>;
-  machineId: Scalars['String']['output'];
-  /** The libp2p peer ID; null for tcp. */
-  peerId?: Maybe<Scalars['String']['output']>;
-};
-
 /** The negotiated p2p delivery session of a purchase. */
 export type PurchaseDeliverySession = {
   __typename?: 'PurchaseDeliverySession';
@@ -2253,7 +2244,7 @@ export type PurchaseDeliverySession = {
   /** p2p. */
   mode: Scalars['String']['output'];
   /** The live announcement's addresses, else those negotiated. */
-  peer: PurchaseDeliveryPeer;
+  peer: PurchasePeer;
   protocols: Array<Scalars['String']['output']>;
   sessionId: Scalars['String']['output'];
   status: StreamDeliverySessionStatus;

@@ -57,18 +57,18 @@ export interface AuditEventInput {
   occurredAt?: Date;
 }
 
+/** The row of one event. */
+const auditRow = (event: AuditEventInput) => ({
+  kind: event.kind,
+  machineId: event.machineId,
+  actorType: event.actor.type,
+  actorId: event.actor.id ?? null,
+  occurredAt: event.occurredAt ?? new Date(),
+  data: event.data,
+});
+
 export async function recordAuditEvent(tx: MarketsTx, event: AuditEventInput): Promise<bigint> {
-  const row = await tx.marketAuditEvent.create({
-    data: {
-      kind: event.kind,
-      machineId: event.machineId,
-      actorType: event.actor.type,
-      actorId: event.actor.id ?? null,
-      occurredAt: event.occurredAt ?? new Date(),
-      data: event.data,
-    },
-    select: { id: true },
-  });
+  const row = await tx.marketAuditEvent.create({ data: auditRow(event), select: { id: true } });
   return row.id;
 }
 
@@ -78,16 +78,7 @@ export async function recordAuditEvent(tx: MarketsTx, event: AuditEventInput): P
  */
 export async function recordAuditEvents(tx: MarketsTx, events: AuditEventInput[]): Promise<void> {
   if (events.length === 0) return;
-  await tx.marketAuditEvent.createMany({
-    data: events.map((event) => ({
-      kind: event.kind,
-      machineId: event.machineId,
-      actorType: event.actor.type,
-      actorId: event.actor.id ?? null,
-      occurredAt: event.occurredAt ?? new Date(),
-      data: event.data,
-    })),
-  });
+  await tx.marketAuditEvent.createMany({ data: events.map(auditRow) });
 }
 
 /**

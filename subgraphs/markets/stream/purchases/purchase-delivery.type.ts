@@ -8,7 +8,7 @@ import { Field, ObjectType } from "type-graphql";
 import { DateTimeScalar } from "../../../shared/date-time.scalar.js";
 import { JSONObjectScalar } from "../../../shared/json-object.scalar.js";
 import { StreamDeliverySessionStatus } from "../orders/stream-order.type.js";
-import { Purchase, PurchaseStatus } from "./purchase.type.js";
+import { Purchase, PurchasePeer, PurchaseStatus } from "./purchase.type.js";
 
 const S = () => String;
 const SS = () => [String];
@@ -46,13 +46,6 @@ export class DeliveryCapabilitiesResult {
   @Field(() => MachineDeliveryCapabilities) item!: MachineDeliveryCapabilities;
 }
 
-@ObjectType({ description: "The seller's delivery server as the buyer should reach it." })
-export class PurchaseDeliveryPeer {
-  @Field(S) machineId!: string;
-  @Field(SS) addresses!: string[];
-  @Field(() => String, { nullable: true, description: "The libp2p peer ID; null for tcp." }) peerId!: string | null;
-}
-
 @ObjectType({ description: "A connect handoff: shown once, presented by the buyer to the seller's delivery server." })
 export class PurchaseHandoff {
   @Field(S, { description: "`shof_` + 43 base64url characters." }) token!: string;
@@ -69,7 +62,7 @@ export class PurchaseDeliverySession {
   @Field(SS) protocols!: string[];
   @Field(S) encoding!: string;
   @Field(SS) features!: string[];
-  @Field(() => PurchaseDeliveryPeer, { description: "The live announcement's addresses, else those negotiated." }) peer!: PurchaseDeliveryPeer;
+  @Field(() => PurchasePeer, { description: "The live announcement's addresses, else those negotiated." }) peer!: PurchasePeer;
   @Field(() => PurchaseHandoff, { nullable: true, description: "A fresh handoff while PAID or DELIVERING; null after." }) handoff!: PurchaseHandoff | null;
   @Field(SS) chunkIds!: string[];
 }
