@@ -17,7 +17,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { BearerTokens } from "../subgraphs/shared/bearer.js";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
 import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
-import { capConnections, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
+import { capConnections, closeAfterAnswer, closeListener, listenerOptions } from "../subgraphs/shared/http/listener.js";
 import { observeRequests, requestIdOptions } from "../subgraphs/shared/observability/http.js";
 import type { PlatformLog } from "../subgraphs/shared/observability/log.js";
 
@@ -114,6 +114,6 @@ export async function listenGraphQL(server: ApolloServer<SubgraphContext>, optio
 /** An answer outside Apollo's pipeline; a request whose body was not read closes its connection after it. */
 function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string, code: string): FastifyReply {
   const bodyUnread = request.body === undefined && (request.headers["content-length"] ?? "0") !== "0";
-  if (bodyUnread || request.headers["transfer-encoding"] !== undefined) reply.header("connection", "close");
+  if (bodyUnread || request.headers["transfer-encoding"] !== undefined) closeAfterAnswer(reply);
   return reply.code(status).header("content-type", JSON_TYPE).send(errorBody(message, code));
 }

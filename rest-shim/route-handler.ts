@@ -9,6 +9,7 @@
  */
 import type { FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 import type { PlatformConfig } from "../subgraphs/shared/config.js";
+import { closeAfterAnswer } from "../subgraphs/shared/http/listener.js";
 import { AnswerStore, type AnswerVersions } from "./answer-reuse.js";
 import { BODY_TOO_LARGE, type ReadBody } from "./body.js";
 import type { PreparedResponse } from "./errors/table.js";
@@ -40,7 +41,7 @@ export function send(reply: FastifyReply, response: PreparedResponse): FastifyRe
 
 /** Answers before the body was read; a body the client is still sending must not be parsed as the next request. */
 export function sendEarly(request: FastifyRequest, reply: FastifyReply, response: PreparedResponse): FastifyReply {
-  if (announcesBody(request.raw)) reply.header("connection", "close");
+  if (announcesBody(request.raw)) closeAfterAnswer(reply);
   return send(reply, response);
 }
 
@@ -64,7 +65,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
   const rawBody = route.rules.octetBody !== undefined;
   const answer = (reply: FastifyReply, response: PreparedResponse, reportedCode = response.code): FastifyReply => {
     // A refused raw upload may leave its body unread: the connection cannot carry another request.
-    if (rawBody && !reply.request.raw.readableEnded) reply.header("connection", "close");
+    if (rawBody && !reply.request.raw.readableEnded) closeAfterAnswer(reply);
     if (response.status >= 500) deps.reportServerError(errors.family, reportedCode ?? `HTTP_${response.status}`);
     return send(reply, response);
   };
@@ -101,7 +102,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     const body = request.body as ReadBody | undefined;
     if (body === BODY_TOO_LARGE) {
       // Reading stopped mid-body: the connection cannot carry another request.
-      reply.header("connection", "close");
+      closeAfterAnswer(reply);
       return send(reply, rejectionResponses.tooLarge);
     }
     let variables: Record<string, unknown>;

@@ -11,7 +11,7 @@
  *   closed), then every connection is cut.
  */
 import type { Server } from "node:http";
-import type { FastifyHttpOptions, FastifyInstance } from "fastify";
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply } from "fastify";
 import type { ListenerLimits } from "../config.js";
 
 /** Fastify options applying the limits; `app.server` gets the connection cap in {@link capConnections}. */
@@ -48,4 +48,25 @@ export async function closeListener(app: FastifyInstance, graceMs: number): Prom
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** How long a connection closed with its request body unread keeps reading (and discarding) before it is destroyed. */
+export const LINGER_MS = 2_000;
+
+/**
+ * Answers with `Connection: close` on a request whose body is left unread, and closes gracefully: after the answer
+ * the server sends its FIN, then reads and discards what the client still sends for up to LINGER_MS before it
+ * destroys the socket. Destroying at once would make the kernel answer the client's next bytes with a reset, which
+ * can discard the answer (a 413, say) before the client has read it.
+ */
+export function closeAfterAnswer(reply: FastifyReply): FastifyReply {
+  const socket = reply.raw.socket;
+  if (socket && !socket.destroyed) {
+    socket.destroySoon = () => {
+      socket.end();
+      socket.resume();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+  }
+  return reply.header("connection", "close");
 }
