@@ -8,9 +8,13 @@
  * subgraph as in the API schema (no abstract types, no schema introspection). Then executing the document on the
  * subgraph produces exactly the data the gateway would shape from its one fetch, and `gatewayError` gives the
  * subgraph's (masked) errors the form the gateway gives them. Anything else keeps going through the gateway.
+ *
+ * The planner is the gateway's own (no second supergraph is built), and the part of a decision that depends only on
+ * the supergraph and the document (the plan's one fetch, or why not) is kept per process: every platform started in
+ * one process over the same supergraph plans each fixed operation once.
  */
-import { ERRORS, errorCodeDef, operationFromDocument, Supergraph } from "@apollo/federation-internals";
-import { QueryPlanner } from "@apollo/query-planner";
+import { ERRORS, errorCodeDef, operationFromDocument, type Supergraph } from "@apollo/federation-internals";
+import type { QueryPlanner } from "@apollo/query-planner";
 import {
   GraphQLError,
   TypeInfo,
@@ -36,36 +40,52 @@ export interface DirectRoute {
   source: CachedLocalDataSource;
 }
 
+/** What a query plan says of one operation: the one subgraph it fetches from, or why the gateway is needed. */
+type PlanFacts = { serviceName: string } | { reason: string };
+
+/** Plan facts by supergraph SDL, then by operation document. */
+const planFacts = new Map<string, Map<string, PlanFacts>>();
+
 export class DirectPlanner {
-  private readonly planner: QueryPlanner;
   private readonly plannerSchema: ReturnType<Supergraph["apiSchema"]>;
+  private readonly facts: Map<string, PlanFacts>;
 
   constructor(
+    /** The gateway's query planner, over the supergraph `supergraphSdl` describes. */
+    private readonly planner: QueryPlanner,
     supergraphSdl: string,
     /** The gateway's API schema (graphql-js), the one the shim's operations are validated against. */
     private readonly apiSchema: GraphQLSchema,
     private readonly sources: Partial<Record<SubgraphName, CachedLocalDataSource>>,
   ) {
-    const supergraph = Supergraph.build(supergraphSdl);
-    this.plannerSchema = supergraph.apiSchema();
-    this.planner = new QueryPlanner(supergraph);
+    this.plannerSchema = planner.supergraph.apiSchema();
+    let facts = planFacts.get(supergraphSdl);
+    if (!facts) planFacts.set(supergraphSdl, (facts = new Map()));
+    this.facts = facts;
   }
 
   /** The subgraph that can answer `document` alone, or why it cannot (the operation then goes through the gateway). */
-  decide(document: DocumentNode, operation: OperationDefinitionNode): DirectRoute | string {
+  decide(document: DocumentNode, operation: OperationDefinitionNode, source: string): DirectRoute | string {
     if (operation.operation === "subscription") return "subscription";
-    const plan = this.planner.buildQueryPlan(operationFromDocument(this.plannerSchema, document));
-    const node = plan.node;
-    if (node?.kind !== "Fetch") return `plan is ${node?.kind ?? "empty"}`;
-    if (node.requires || node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return "fetch needs the gateway";
-    const source = this.sources[node.serviceName as SubgraphName];
-    if (!source) return `subgraph ${node.serviceName} is not in this process`;
-    const schema = source.subgraphSchema;
-    if (validate(schema, document).length > 0) return `does not validate against subgraph ${node.serviceName}`;
+    let facts = this.facts.get(source);
+    if (!facts) this.facts.set(source, (facts = this.plan(document)));
+    if ("reason" in facts) return facts.reason;
+    const serviceName = facts.serviceName;
+    const local = this.sources[serviceName as SubgraphName];
+    if (!local) return `subgraph ${serviceName} is not in this process`;
+    const schema = local.subgraphSchema;
+    if (validate(schema, document).length > 0) return `does not validate against subgraph ${serviceName}`;
     const api = signature(this.apiSchema, document);
     if (api === undefined) return "touches abstract types or introspection";
-    if (signature(schema, document) !== api) return `types differ between the API schema and subgraph ${node.serviceName}`;
-    return { serviceName: node.serviceName as SubgraphName, source };
+    if (signature(schema, document) !== api) return `types differ between the API schema and subgraph ${serviceName}`;
+    return { serviceName: serviceName as SubgraphName, source: local };
+  }
+
+  private plan(document: DocumentNode): PlanFacts {
+    const node = this.planner.buildQueryPlan(operationFromDocument(this.plannerSchema, document)).node;
+    if (node?.kind !== "Fetch") return { reason: `plan is ${node?.kind ?? "empty"}` };
+    if (node.requires || node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return { reason: "fetch needs the gateway" };
+    return { serviceName: node.serviceName };
   }
 }
 

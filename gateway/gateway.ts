@@ -7,6 +7,7 @@
  */
 import { ApolloGateway } from "@apollo/gateway";
 import { ApolloServer } from "@apollo/server";
+import type { QueryPlanner } from "@apollo/query-planner";
 import type { GatewayInterface } from "@apollo/server-gateway-interface";
 import type { GraphQLSchema } from "graphql";
 import type { SubgraphName } from "../subgraphs/index.js";
@@ -39,8 +40,10 @@ export interface RunningGateway {
   server: ApolloServer<SubgraphContext>;
   /** The gateway's executor and API schema, for callers that prepare their operations themselves. */
   loaded: GatewayLoadResult;
-  /** The supergraph the gateway plans over (local-executor.ts plans the shim's fixed operations with it once). */
+  /** The supergraph the gateway plans over. */
   supergraphSdl: string;
+  /** The gateway's own query planner (local-executor.ts decides the shim's fixed operations' paths with it). */
+  queryPlanner: QueryPlanner;
   /** The data sources of the in-process subgraphs, by subgraph name (none for remote subgraphs). */
   localSources: Partial<Record<SubgraphName, CachedLocalDataSource>>;
 }
@@ -72,6 +75,9 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
     },
   });
   const loaded = await gateway.load();
+  // `__testing()` is the gateway's one public way to its planner; a static supergraph has it once loaded.
+  const { queryPlanner } = gateway.__testing();
+  if (!queryPlanner) throw new Error("the gateway loaded without a query planner");
   const cost = costLimits(config.graphql, config.development);
   const server = new ApolloServer<SubgraphContext>({
     gateway: alreadyLoaded(gateway, loaded, options.supergraphSdl),
@@ -89,7 +95,7 @@ export async function startGatewayServer(options: GatewayOptions): Promise<Runni
     ],
   });
   await server.start();
-  return { server, loaded, supergraphSdl: options.supergraphSdl, localSources };
+  return { server, loaded, supergraphSdl: options.supergraphSdl, queryPlanner, localSources };
 }
 
 /**

@@ -47,7 +47,7 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
   const prepared = new Map<ShimOperation, PreparedOperation>();
   // Built on first use: planning costs CPU that a process serving few shim routes (or none) should not pay at start.
   let planner: DirectPlanner | undefined;
-  const plannerOf = () => (planner ??= new DirectPlanner(gateway.supergraphSdl, loaded.schema, gateway.localSources));
+  const plannerOf = () => (planner ??= new DirectPlanner(gateway.queryPlanner, gateway.supergraphSdl, loaded.schema, gateway.localSources));
 
   function prepare(op: ShimOperation): PreparedOperation {
     let entry = prepared.get(op);
@@ -62,7 +62,7 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
       throw new Error(`the document of ${op.name} must hold exactly that one operation`);
     }
     entry = { document, operation, queryHash: createHash("sha256").update(op.document).digest("hex") };
-    const decision = options.direct === false ? "direct path off" : plannerOf().decide(document, operation);
+    const decision = options.direct === false ? "direct path off" : plannerOf().decide(document, operation, op.document);
     if (typeof decision === "string") entry.gatewayReason = decision;
     else entry.direct = decision;
     prepared.set(op, entry);
