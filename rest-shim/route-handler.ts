@@ -13,7 +13,7 @@ import { closeAfterAnswer } from "../subgraphs/shared/http/listener.js";
 import { AnswerStore, type AnswerVersions } from "./answer-reuse.js";
 import { BODY_TOO_LARGE, type ReadBody } from "./body.js";
 import type { PreparedResponse } from "./errors/table.js";
-import { restSpelling } from "./routes/enum-spelling.js";
+import { restSpellingInPlace } from "./routes/enum-spelling.js";
 import { ExecutorUnavailableError, type GraphQLExecutor, type OperationResult } from "./executor.js";
 import { announcesBody, compileRequestCheck, hasRequestRules, type Rejection } from "./http-rules.js";
 import { RouteInputError } from "./json-body.js";
@@ -153,8 +153,9 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     if (route.raw) return serveRaw(route, request, reply, result.data, variables, deps, answer);
     let outcome: RouteOutcome;
     try {
-      // Enum values in their REST spelling for every route (routes/enum-spelling.ts), before the route shapes its body.
-      outcome = route.respond(restSpelling(route.operation, result.data));
+      // Enum values in their REST spelling for every route (routes/enum-spelling.ts), before the route shapes its body;
+      // in place: the executor's result belongs to this request alone.
+      outcome = route.respond(restSpellingInPlace(route.operation, result.data));
     } catch (error) {
       return answer(reply, errors.internal, errorName(error));
     }

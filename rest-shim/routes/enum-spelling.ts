@@ -146,6 +146,62 @@ export function restSpelling(operation: ShimOperation, data: Record<string, unkn
   return mapEnums(operation, data, spell);
 }
 
+/**
+ * An operation's enum paths as a walker that rewrites in place: each level's keys as an array, each leaf's spelling
+ * as a function, so a request pays one property read per path step and no object copies.
+ */
+type Walker = (value: unknown) => void;
+
+function walkerOf(node: EnumPathTree | string): Walker {
+  if (typeof node === "string") throw new Error("a walker starts at an object");
+  const steps = Object.entries(node).map(([key, child]): [string, ((value: string) => string) | undefined, Walker | undefined] => {
+    if (typeof child !== "string") return [key, undefined, walkerOf(child)];
+    const spelling = ENUM_SPELLINGS[child];
+    return [key, spelling === "kebab" ? (value) => value.toLowerCase().replace(/_/g, "-") : (value) => value.toLowerCase(), undefined];
+  });
+  const visitObject = (object: Record<string, unknown>) => {
+    for (const [key, leaf, walk] of steps) {
+      const child = object[key];
+      if (child === null || child === undefined) continue;
+      if (leaf === undefined) walk!(child);
+      else if (typeof child === "string") object[key] = leaf(child);
+      else if (Array.isArray(child)) spellList(child, leaf);
+    }
+  };
+  const visit: Walker = (value) => {
+    if (value === null || typeof value !== "object") return;
+    if (Array.isArray(value)) for (const item of value) visit(item);
+    else visitObject(value as Record<string, unknown>);
+  };
+  return visit;
+}
+
+/** A list of enum values (or of such lists), each spelled in place. */
+function spellList(list: unknown[], leaf: (value: string) => string): void {
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (typeof item === "string") list[i] = leaf(item);
+    else if (Array.isArray(item)) spellList(item, leaf);
+  }
+}
+
+const walkers = new Map<string, Walker | null>();
+
+/**
+ * `restSpelling` for data the caller owns outright (an executor's fresh result): the same values, rewritten in
+ * place and returned, with no copies. The REST handler uses it on every answer.
+ */
+export function restSpellingInPlace(operation: ShimOperation, data: Record<string, unknown>): Record<string, unknown> {
+  let walker = walkers.get(operation.document);
+  if (walker === undefined) {
+    const tree = enumTreeOf(operation);
+    walker = tree === null ? null : walkerOf(tree);
+    walkers.set(operation.document, walker);
+  }
+  walker?.(data);
+  return data;
+}
+
 /** The operation's `data` with `leaf(type, value)` at every registered enum path (the OpenAPI generator marks them). */
 export function mapEnums(operation: ShimOperation, data: Record<string, unknown>, leaf: Leaf): Record<string, unknown> {
   const tree = enumTreeOf(operation);

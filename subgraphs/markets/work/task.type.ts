@@ -38,11 +38,9 @@ export const MarketTaskStatus = statusEnum(
   TASK_STATUSES,
   "QUEUED → DISCOVERED → RESOLVED → EXECUTING → EXECUTED | FAILED | HANDOFF (REST: lowercase).",
 );
-export type MarketTaskStatus = (typeof TASK_STATUSES)[number];
 
 /** A run's outcome (REST: lowercase). */
 export const MarketRunStatus = statusEnum("MarketRunStatus", RUN_STATUSES, "SUCCEEDED | FAILED | HANDOFF (a 202 from the provider) (REST: lowercase).");
-export type MarketRunStatus = (typeof RUN_STATUSES)[number];
 
 @ObjectType({ description: "A task; status is a MarketTaskStatus." })
 export class MarketTask {
