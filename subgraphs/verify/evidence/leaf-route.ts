@@ -70,15 +70,15 @@ export async function planLeafRoutes(
 ): Promise<LeafRoutes> {
   const engine = new pkijs.CertificateChainValidationEngine({ trustedCerts: [...roots], certs: [...intermediates] });
   const issuers: PossibleIssuer[] = [];
-  for (const cert of roots) issuers.push({ subject: comparableName(cert.subject), subjectKeyId: subjectKeyId(cert), route: null });
-  for (const cert of intermediates) {
-    let route: Route | null = null;
-    try {
-      route = await routeOf(cert, roots, engine, crypto);
-    } catch {
-      route = null;
+  try {
+    for (const cert of roots) issuers.push({ subject: comparableName(cert.subject), subjectKeyId: subjectKeyId(cert), route: null });
+    for (const cert of intermediates) {
+      const route = await routeOf(cert, roots, engine, crypto).catch(() => null);
+      issuers.push({ subject: comparableName(cert.subject), subjectKeyId: subjectKeyId(cert), route });
     }
-    issuers.push({ subject: comparableName(cert.subject), subjectKeyId: subjectKeyId(cert), route });
+  } catch {
+    // A bundle certificate this module cannot describe could be a leaf's issuer: no fast path for this bundle.
+    return { issuers: [] };
   }
   return { issuers };
 }
