@@ -5,6 +5,9 @@
  * uses pkijs' CertificateChainValidationEngine, which treats the LAST certificate it is given as the end entity:
  * the leaf goes last and the returned path must start with the leaf's own bytes, otherwise a chain passed in the
  * wrong order "validates" the intermediate and never looks at the leaf.
+ *
+ * A new leaf of the usual chip shape skips pkijs: leaf-route.ts validates it against the bundle's paths worked out at
+ * load, and answers only when pkijs would accept the same leaf with the same path; every other leaf goes to pkijs.
  */
 import { createPublicKey, verify, webcrypto, type KeyObject } from "node:crypto";
 import * as asn1js from "asn1js";
@@ -12,6 +15,7 @@ import * as pkijs from "pkijs";
 import { p256 } from "@noble/curves/nist.js";
 import { bytesEqual, sha256, toHex } from "./encoding.js";
 import { p256Spki } from "./format.js";
+import { planLeafRoutes, validateLeafFast, type LeafRoutes, type ValidityWindow } from "./leaf-route.js";
 
 export class TrustBundleError extends Error {}
 
@@ -20,6 +24,8 @@ export interface TrustBundle {
   readonly intermediates: readonly pkijs.Certificate[];
   /** Validated leaves by fingerprint; see `validateChain`. */
   readonly validated: LeafCache;
+  /** The intermediate -> root part of the paths, for new leaves read by the strict reader. */
+  readonly routes: LeafRoutes;
 }
 
 /** What the checks need from a validated leaf. */
@@ -57,7 +63,8 @@ export async function loadTrustBundle(pemText: string): Promise<TrustBundle> {
   if (roots.length === 0) throw new TrustBundleError("trust bundle holds no self-signed root");
   if (intermediates.length === 0) throw new TrustBundleError("trust bundle holds no intermediate");
   nativeEcdsaEngine.rememberVerdictsFor([...roots, ...intermediates]);
-  return { roots, intermediates, validated: new LeafCache(1024) };
+  const routes = await planLeafRoutes(roots, intermediates, nativeEcdsaEngine);
+  return { roots, intermediates, validated: new LeafCache(1024), routes };
 }
 
 /**
@@ -72,7 +79,10 @@ export async function validateChain(leafDer: Uint8Array, bundle: TrustBundle, at
   const cached = bundle.validated.get(fingerprint, at.getTime());
   if (cached) return { ok: true, leaf: cached };
   try {
-    const result = await validateUncached(leafDer, bundle, at);
+    const fast = validateLeafFast(leafDer, bundle.routes, at);
+    const result: UncachedResult = fast
+      ? { ok: true, leaf: { publicKey: fast.point, key: p256KeyObject(fast.point) }, window: fast.window }
+      : await validateUncached(leafDer, bundle, at);
     if (result.ok) bundle.validated.set(fingerprint, result.leaf, result.window);
     return result.ok ? { ok: true, leaf: result.leaf } : result;
   } catch (error) {
@@ -80,7 +90,16 @@ export async function validateChain(leafDer: Uint8Array, bundle: TrustBundle, at
   }
 }
 
-type UncachedResult = { ok: true; leaf: ChipLeaf; window: ValidityWindow } | { ok: false; reason: string };
+/** `validateChain` through pkijs only, without the cache: the reference the fast path is tested against. */
+export async function validateChainWithPkijs(leafDer: Uint8Array, bundle: TrustBundle, at: Date): Promise<UncachedResult> {
+  try {
+    return await validateUncached(leafDer, bundle, at);
+  } catch (error) {
+    return { ok: false, reason: `chain: ${(error as Error).message}` };
+  }
+}
+
+export type UncachedResult = { ok: true; leaf: ChipLeaf; window: ValidityWindow } | { ok: false; reason: string };
 
 async function validateUncached(leafDer: Uint8Array, bundle: TrustBundle, at: Date): Promise<UncachedResult> {
   const leaf = parseCertificate(leafDer);
@@ -250,11 +269,6 @@ async function isSelfSigned(cert: pkijs.Certificate): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-interface ValidityWindow {
-  notBefore: number;
-  notAfter: number;
 }
 
 /** The span in which every certificate of the path is valid. */
