@@ -9,6 +9,8 @@ export interface Sample {
   non2xx: number;
   /** CPU time (user + system) the serving process spent per request in the round, microseconds (`measureCpu`). */
   cpuUs?: number;
+  /** The kernel's part of `cpuUs` (system time: socket writes and reads, pipes, page faults), microseconds. */
+  sysUs?: number;
 }
 
 /** Rounds, seconds per round and connections (or workers) of a benchmark: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS. */
@@ -35,26 +37,29 @@ export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Ma
 /** Prints the medians of the rounds (and any non-2xx answers) under `name`, padded to `width`, and returns them. */
 export function summarize(name: string, samples: Sample[], width = 28) {
   const cpu = samples.filter((x) => x.cpuUs !== undefined).map((x) => x.cpuUs!);
+  const sys = samples.filter((x) => x.sysUs !== undefined).map((x) => x.sysUs!);
   const s = {
     rps: median(samples.map((x) => x.rps)),
     p50: median(samples.map((x) => x.p50)),
     p99: median(samples.map((x) => x.p99)),
     cpuUs: cpu.length > 0 ? median(cpu) : undefined,
+    sysUs: sys.length > 0 ? median(sys) : undefined,
   };
   const errors = samples.reduce((sum, x) => sum + x.non2xx, 0);
-  const cpuText = s.cpuUs === undefined ? "" : `   CPU ${s.cpuUs.toFixed(0)} us/req`;
+  const sysText = s.sysUs === undefined ? "" : ` (kernel ${s.sysUs.toFixed(0)})`;
+  const cpuText = s.cpuUs === undefined ? "" : `   CPU ${s.cpuUs.toFixed(0)} us/req${sysText}`;
   console.log(`  ${name.padEnd(width)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50} ms   p99 ${s.p99} ms${cpuText}${errors ? `   non-2xx ${errors}` : ""}`);
   return s;
 }
 
-/** User + system CPU milliseconds of a process so far (Linux /proc; undefined elsewhere or once it exited). */
-function cpuMs(pid: number | undefined): number | undefined {
+/** User and system CPU milliseconds of a process so far (Linux /proc; undefined elsewhere or once it exited). */
+function cpuMs(pid: number | undefined): { user: number; system: number } | undefined {
   if (pid === undefined) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
   } catch {
     return undefined;
   }
@@ -69,5 +74,6 @@ export async function measureCpu(pid: number | undefined, round: () => Promise<S
   const { total, ...sample } = await round();
   const after = cpuMs(pid);
   if (before === undefined || after === undefined || total === 0) return sample;
-  return { ...sample, cpuUs: ((after - before) * 1000) / total };
+  const system = after.system - before.system;
+  return { ...sample, cpuUs: ((after.user - before.user + system) * 1000) / total, sysUs: (system * 1000) / total };
 }
