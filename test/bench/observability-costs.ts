@@ -1,7 +1,8 @@
 /**
  * What one request's observability costs, in process (`npx tsx test/bench/observability-costs.ts`): the request line
  * through pino with the platform's wildcard redaction (as before), through pino without it, and as the platform now
- * writes it (requestLineWriter, by construction); the two REST metrics per request; a request ID. Every line goes to a
+ * writes it (requestLineWriter, by construction); the two REST metrics per request through prom-client and through the
+ * series the platform keeps (series.ts); a request ID. Every line goes to a
  * sink that drops it, so only the formatting and redaction are measured; microseconds per call, medians of 5 rounds.
  * Then the output: the same lines written to /dev/null through pino's asynchronous destination (thread-pool writes of
  * 4 KiB batches) and through the platform's batched synchronous output (log-output.ts), as CPU time of the whole
@@ -12,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { REDACT_PATHS, createLog, requestLineWriter } from "../../subgraphs/shared/observability/log.js";
 import { BatchedOutput } from "../../subgraphs/shared/observability/log-output.js";
+import { Counter, Histogram, Registry } from "prom-client";
 import { restRequestDuration, restRequests } from "../../subgraphs/shared/observability/metrics.js";
 
 const sink = { write: (_line: string) => {} };
@@ -23,14 +25,24 @@ const route = "/v1/verify/machines/:machineId";
 const fields = () => ({ listener: "http", method: "GET", route, status: 200, durationMs: 1.234, requestId: randomUUID(), clientIp: "127.0.0.1" });
 const countLabels = { listener: "http", method: "GET", route, status: "200" };
 const durationLabels = { listener: "http", method: "GET", route };
+// prom-client's own Counter and Histogram with the same names, labels and buckets (the platform's earlier metrics).
+const promRegistry = new Registry();
+const promCounter = new Counter({ name: "c", help: "c", labelNames: ["listener", "method", "route", "status"], registers: [promRegistry] });
+const promHistogram = new Histogram({ name: "h", help: "h", labelNames: ["listener", "method", "route"], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [promRegistry] });
+const countSeries = restRequests.series(countLabels);
+const durationSeries = restRequestDuration.series(durationLabels);
 
 const cases: Array<[string, () => void]> = [
   ["request line, pino + 54 redaction paths (before)", () => redacting.info(fields(), "request")],
   ["request line, pino without redaction", () => plain.info(fields(), "request")],
   ["request line by construction (now)", () => writeLine("GET", route, 200, 1.234, randomUUID(), "127.0.0.1")],
-  ["two REST metrics (counter + histogram)", () => {
-    restRequests.inc(countLabels);
-    restRequestDuration.observe(durationLabels, 0.0012);
+  ["two REST metrics, prom-client inc + observe (before)", () => {
+    promCounter.inc(countLabels);
+    promHistogram.observe(durationLabels, 0.0012);
+  }],
+  ["two REST metrics, series kept per label set (now)", () => {
+    countSeries.value++;
+    restRequestDuration.observe(durationSeries, 0.0012);
   }],
   ["request ID (randomUUID)", () => void randomUUID()],
 ];

@@ -1,7 +1,7 @@
 /**
  * A CPU profile of the platform (role `all`) serving the read route under load:
  * `npx tsx test/bench/profile-read.ts <profile-dir> [seconds] [connections]` (SHIM_ANSWER_REUSE, LOG_REQUESTS and
- * REQUEST_METRICS are passed to the platform; `PROFILE_ROUTE=issuance` loads POST /v1/verify/chip/challenge for demo
+ * REQUEST_METRICS are passed to the platform; PROFILE_RATE fixes the offered rate; `PROFILE_ROUTE=issuance` loads POST /v1/verify/chip/challenge for demo
  * machine 2 instead, on a throw-away PostgreSQL database when DATABASE_URL is set, else on PGlite), then
  * `npx tsx test/bench/profile-top.ts <profile-dir>/<file>.cpuprofile 30 <from> <to>` (the printed load window) for
  * the top of it.
@@ -37,7 +37,9 @@ try {
     : {};
   await autocannon({ url, connections: Number(connections), duration: 2, ...request });
   const from = process.hrtime.bigint() / 1000n;
-  const result = await autocannon({ url, connections: Number(connections), duration: Number(seconds), ...request });
+  // PROFILE_RATE: a fixed offered rate (req/s), so that two profiles (logs on and off) serve the same load.
+  const overallRate = Number(process.env.PROFILE_RATE ?? 0) || undefined;
+  const result = await autocannon({ url, connections: Number(connections), duration: Number(seconds), overallRate, ...request });
   const to = process.hrtime.bigint() / 1000n;
   // CLOCK_MONOTONIC microseconds, the clock of the profile's timestamps: profile-top.ts keeps this window only.
   console.log(`load window: ${from} ${to}`);

@@ -7,7 +7,7 @@
  * The route label is the pattern the router matched (`/mcr/:did`), never the raw path: bounded by the route table,
  * and free of identifiers and tokens.
  *
- * Per request this costs a Map lookup for the route's label sets (built once per method, route and status) and one
+ * Per request this costs a Map lookup for the route's metric series (made once per method, route and status) and one
  * line written by construction (`requestLineWriter`: no redaction pass, every field is the platform's own). Either
  * part can be switched off (`LOG_REQUESTS=0`, `REQUEST_METRICS=0`) to measure what it costs.
  */
@@ -17,6 +17,7 @@ import type { FastifyInstance } from "fastify";
 import { REQUEST_ID_HEADER } from "../context.js";
 import { requestLineWriter, type PlatformLog } from "./log.js";
 import { rateLimitRefusals, restRequestDuration, restRequests } from "./metrics.js";
+import type { CounterSeries, HistogramSeries } from "./series.js";
 
 /** A client's request ID is kept when it is short and plain; anything else could inject text into log lines. */
 const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -38,8 +39,8 @@ export interface RequestObservation {
 }
 
 interface RouteLabels {
-  count: { listener: string; method: string; route: string; status: string };
-  duration: { listener: string; method: string; route: string };
+  count: CounterSeries;
+  duration: HistogramSeries;
 }
 
 export function observeRequests(app: FastifyInstance, listener: string, options: RequestObservation = {}): void {
@@ -50,13 +51,16 @@ export function observeRequests(app: FastifyInstance, listener: string, options:
   const writeLine = options.log !== undefined && options.log.isLevelEnabled("info") ? requestLineWriter(options.log, listener) : undefined;
   const metrics = options.metrics !== false;
   if (!writeLine && !metrics) return;
-  // Label objects per method, route and status, made once: bounded by the route table (and the statuses it answers).
+  // Metric series per method, route and status, made once: bounded by the route table (and the statuses it answers).
   const labelSets = new Map<string, RouteLabels>();
   const labelsOf = (method: string, route: string, status: number): RouteLabels => {
     const key = `${method} ${status} ${route}`;
     let labels = labelSets.get(key);
     if (labels === undefined) {
-      labels = { count: { listener, method, route, status: String(status) }, duration: { listener, method, route } };
+      labels = {
+        count: restRequests.series({ listener, method, route, status: String(status) }),
+        duration: restRequestDuration.series({ listener, method, route }),
+      };
       labelSets.set(key, labels);
     }
     return labels;
@@ -68,7 +72,7 @@ export function observeRequests(app: FastifyInstance, listener: string, options:
     const durationMs = reply.elapsedTime;
     if (metrics) {
       const labels = labelsOf(method, route, status);
-      restRequests.inc(labels.count);
+      labels.count.value++;
       restRequestDuration.observe(labels.duration, durationMs / 1000);
       if (status === 429) rateLimitRefusals.inc({ listener, route });
     }

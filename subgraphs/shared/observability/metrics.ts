@@ -7,26 +7,28 @@
  * Several platforms in one process (tests) share the registry; gauges read from sources registered while open.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { ScrapedCounter, ScrapedHistogram } from "./series.js";
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export const restRequests = new Counter({
-  name: "rest_requests_total",
-  help: "REST requests answered, by listener, method, route pattern and status.",
-  labelNames: ["listener", "method", "route", "status"] as const,
-  registers: [registry],
-});
+/** Updated per request through series kept per label set (series.ts): no label hashing on the request path. */
+export const restRequests = new ScrapedCounter(
+  "rest_requests_total",
+  "REST requests answered, by listener, method, route pattern and status.",
+  ["listener", "method", "route", "status"],
+  registry,
+);
 
-export const restRequestDuration = new Histogram({
-  name: "rest_request_duration_seconds",
-  help: "REST request latency from arrival to the last byte written, by listener, method and route pattern.",
-  labelNames: ["listener", "method", "route"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+export const restRequestDuration = new ScrapedHistogram(
+  "rest_request_duration_seconds",
+  "REST request latency from arrival to the last byte written, by listener, method and route pattern.",
+  ["listener", "method", "route"],
+  LATENCY_BUCKETS,
+  registry,
+);
 
 export const rateLimitRefusals = new Counter({
   name: "rate_limit_refusals_total",
