@@ -11,7 +11,7 @@
 import { openSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
-import { REDACT_PATHS, createLog, requestLineWriter } from "../../subgraphs/shared/observability/log.js";
+import { REDACT_PATHS, createLog, requestLines, requestLineWriter } from "../../subgraphs/shared/observability/log.js";
 import { BatchedOutput } from "../../subgraphs/shared/observability/log-output.js";
 import { Counter, Histogram, Registry } from "prom-client";
 import { restRequestDuration, restRequests } from "../../subgraphs/shared/observability/metrics.js";
@@ -21,6 +21,8 @@ const base = { level: "info", base: { pid: process.pid }, timestamp: pino.stdTim
 const redacting = pino({ ...base, redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink);
 const plain = pino(base, sink);
 const writeLine = requestLineWriter(createLog({ logLevel: "info", development: false }, sink), "http");
+const lines = requestLines(createLog({ logLevel: "info", development: false }, sink), "http");
+const linePrefix = lines.prefix("GET", "/v1/verify/machines/:machineId", 200);
 const route = "/v1/verify/machines/:machineId";
 const fields = () => ({ listener: "http", method: "GET", route, status: 200, durationMs: 1.234, requestId: randomUUID(), clientIp: "127.0.0.1" });
 const countLabels = { listener: "http", method: "GET", route, status: "200" };
@@ -35,7 +37,8 @@ const durationSeries = restRequestDuration.series(durationLabels);
 const cases: Array<[string, () => void]> = [
   ["request line, pino + 54 redaction paths (before)", () => redacting.info(fields(), "request")],
   ["request line, pino without redaction", () => plain.info(fields(), "request")],
-  ["request line by construction (now)", () => writeLine("GET", route, 200, 1.234, randomUUID(), "127.0.0.1")],
+  ["request line by construction, whole", () => writeLine("GET", route, 200, 1.234, randomUUID(), "127.0.0.1")],
+  ["request line, fixed part kept per route (now)", () => lines.write(linePrefix, 1.234, randomUUID(), "127.0.0.1")],
   ["two REST metrics, prom-client inc + observe (before)", () => {
     promCounter.inc(countLabels);
     promHistogram.observe(durationLabels, 0.0012);

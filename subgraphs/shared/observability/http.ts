@@ -7,15 +7,16 @@
  * The route label is the pattern the router matched (`/mcr/:did`), never the raw path: bounded by the route table,
  * and free of identifiers and tokens.
  *
- * Per request this costs a Map lookup for the route's metric series (made once per method, route and status) and one
- * line written by construction (`requestLineWriter`: no redaction pass, every field is the platform's own). Either
- * part can be switched off (`LOG_REQUESTS=0`, `REQUEST_METRICS=0`) to measure what it costs.
+ * Per request this costs a Map lookup for what is fixed per method, route and status (made once: the metric series,
+ * series.ts, and the request line's fixed part), two additions for the metrics and one line written by construction
+ * (`requestLines`: no redaction pass, every field is the platform's own). Either part can be switched off
+ * (`LOG_REQUESTS=0`, `REQUEST_METRICS=0`) to measure what it costs.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { REQUEST_ID_HEADER } from "../context.js";
-import { requestLineWriter, type PlatformLog } from "./log.js";
+import { requestLines, type PlatformLog } from "./log.js";
 import { rateLimitRefusals, restRequestDuration, restRequests } from "./metrics.js";
 import type { CounterSeries, HistogramSeries } from "./series.js";
 
@@ -41,6 +42,8 @@ export interface RequestObservation {
 interface RouteLabels {
   count: CounterSeries;
   duration: HistogramSeries;
+  /** The request line's part fixed for this method, route and status. */
+  line: string;
 }
 
 export function observeRequests(app: FastifyInstance, listener: string, options: RequestObservation = {}): void {
@@ -48,9 +51,9 @@ export function observeRequests(app: FastifyInstance, listener: string, options:
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-  const writeLine = options.log !== undefined && options.log.isLevelEnabled("info") ? requestLineWriter(options.log, listener) : undefined;
+  const lines = options.log !== undefined && options.log.isLevelEnabled("info") ? requestLines(options.log, listener) : undefined;
   const metrics = options.metrics !== false;
-  if (!writeLine && !metrics) return;
+  if (!lines && !metrics) return;
   // Metric series per method, route and status, made once: bounded by the route table (and the statuses it answers).
   const labelSets = new Map<string, RouteLabels>();
   const labelsOf = (method: string, route: string, status: number): RouteLabels => {
@@ -60,6 +63,7 @@ export function observeRequests(app: FastifyInstance, listener: string, options:
       labels = {
         count: restRequests.series({ listener, method, route, status: String(status) }),
         duration: restRequestDuration.series({ listener, method, route }),
+        line: lines?.prefix(method, route, status) ?? "",
       };
       labelSets.set(key, labels);
     }
@@ -67,16 +71,15 @@ export function observeRequests(app: FastifyInstance, listener: string, options:
   };
   app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";
-    const method = request.method;
     const status = reply.statusCode;
     const durationMs = reply.elapsedTime;
+    const labels = labelsOf(request.method, route, status);
     if (metrics) {
-      const labels = labelsOf(method, route, status);
       labels.count.value++;
       restRequestDuration.observe(labels.duration, durationMs / 1000);
       if (status === 429) rateLimitRefusals.inc({ listener, route });
     }
-    if (writeLine) writeLine(method, route, status, durationMs, request.id, request.ip);
+    if (lines) lines.write(labels.line, durationMs, request.id, request.ip);
     done();
   });
 }

@@ -50,20 +50,37 @@ export type RequestLineWriter = (method: string, route: string, status: number, 
  * to its destination. Strings are JSON-quoted; the request ID is the client's only when well formed (http.ts).
  */
 export function requestLineWriter(log: PlatformLog, listener: string): RequestLineWriter {
+  const lines = requestLines(log, listener);
+  return (method, route, status, durationMs, requestId, clientIp) => lines.write(lines.prefix(method, route, status), durationMs, requestId, clientIp);
+}
+
+/**
+ * The request line in two steps: `prefix` formats the part fixed per method, route pattern and status once (a
+ * caller keeps it with that route's metric series), `write` adds the time, duration, request ID and client IP.
+ */
+export interface RequestLines {
+  prefix(method: string, route: string, status: number): string;
+  write(prefix: string, durationMs: number, requestId: string, clientIp: string | undefined): void;
+}
+
+export function requestLines(log: PlatformLog, listener: string): RequestLines {
   const stream = (log as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
   const head = `{"level":30,"time":"`;
   const pidAndListener = `","pid":${process.pid},"listener":${JSON.stringify(listener)},"method":`;
   let millisecond = -1;
   let time = "";
-  return (method, route, status, durationMs, requestId, clientIp) => {
-    const now = Date.now();
-    if (now !== millisecond) {
-      millisecond = now;
-      time = new Date(now).toISOString();
-    }
-    stream.write(
-      `${head}${time}${pidAndListener}${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":${Math.round(durationMs * 1000) / 1000},"requestId":${JSON.stringify(requestId)},${clientIp === undefined ? "" : `"clientIp":${JSON.stringify(clientIp)},`}"msg":"request"}\n`,
-    );
+  return {
+    prefix: (method, route, status) => `${pidAndListener}${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":`,
+    write(prefix, durationMs, requestId, clientIp) {
+      const now = Date.now();
+      if (now !== millisecond) {
+        millisecond = now;
+        time = new Date(now).toISOString();
+      }
+      stream.write(
+        `${head}${time}${prefix}${Math.round(durationMs * 1000) / 1000},"requestId":${JSON.stringify(requestId)},${clientIp === undefined ? "" : `"clientIp":${JSON.stringify(clientIp)},`}"msg":"request"}\n`,
+      );
+    },
   };
 }
 
