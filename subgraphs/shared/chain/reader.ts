@@ -192,8 +192,9 @@ export class ChainReader implements ChainReads {
   }
 
   /**
-   * The same view with many argument lists, as JSON-RPC batches of `batchSize` calls sent together, at the pinned
-   * block: one round trip per batch instead of per call. Not cached (callers that fan out cache their own results).
+   * The same view with many argument lists, as JSON-RPC batches of `batchSize` calls sent together (each in its own
+   * in-flight slot, over the reader's keep-alive sockets), at the pinned block: one round trip per batch instead of per
+   * call, each batch decoded as soon as it arrives. Not cached (callers that fan out cache their own results).
    */
   async callViewsBatched<T>(
     name: ContractName,
@@ -207,14 +208,16 @@ export class ChainReader implements ChainReads {
       const { to, data } = this.encodeCall(name, method, args);
       return { method: "eth_call", params: [{ to, data }, block.tag] };
     });
-    const batches: Promise<string[]>[] = [];
+    const batches: Promise<T[]>[] = [];
     for (let start = 0; start < calls.length; start += batchSize) {
       const batch = calls.slice(start, start + batchSize);
       const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
-      batches.push(this.inFlight.run(() => sendBatch<string>(this.options.rpcUrl, batch, this.options.requestTimeoutMs), deadline));
+      const send = () => sendBatch<string>(this.options.rpcUrl, batch, this.options.requestTimeoutMs, this.agent);
+      // Each batch is decoded as it arrives, while the node is still answering the others.
+      batches.push(this.inFlight.run(send, deadline).then((results) => results.map(decode)));
     }
     try {
-      return (await Promise.all(batches)).flat().map(decode);
+      return (await Promise.all(batches)).flat();
     } catch (error) {
       throw new ChainUnavailableError(error);
     }
