@@ -19,8 +19,6 @@ const HIGH = 0x1_0000_0000;
 /** The high half of a word's last 8 bytes must stay below this for the word to be a safe integer (2^53). */
 const SAFE_HIGH = 0x20_0000;
 
-export type DecodedEvent = Omit<EventRecord, "index">;
-
 /**
  * Words are read as 32-bit big-endian halves through a DataView (no BigInt per word: a number word is checked and
  * joined as two uint32s), and uint256 values that fit a safe integer become a bigint from that number.
@@ -94,7 +92,8 @@ class Reader {
   }
 }
 
-export function decodeMachineEvents(returnData: string): DecodedEvent[] {
+/** The events of one page, numbered from `firstIndex` (the page's offset in the machine's history). */
+export function decodeMachineEvents(returnData: string, firstIndex = 0): EventRecord[] {
   const bytes = Buffer.from(returnData.slice(2), "hex");
   // Buffer.from stops at the first character that is not hex: a short result means the answer was not hex.
   if (!returnData.startsWith("0x") || bytes.length * 2 !== returnData.length - 2) throw new Error("return data is not hex");
@@ -102,13 +101,14 @@ export function decodeMachineEvents(returnData: string): DecodedEvent[] {
   const array = read.small(0);
   const count = read.small(array);
   const heads = array + WORD;
-  const events: DecodedEvent[] = new Array(count);
+  const events: EventRecord[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const tuple = heads + read.small(heads + i * WORD);
     read.small(tuple + (TUPLE_WORDS - 1) * WORD); // the tuple's head is in bounds
     const [currencyStart, currencyLength] = read.dynamic(tuple + read.small(tuple + 3 * WORD));
     const [metadataStart, metadataLength] = read.dynamic(tuple + read.small(tuple + 9 * WORD));
     events[i] = {
+      index: firstIndex + i,
       eventType: read.small(tuple + WORD),
       value: read.big(tuple + 2 * WORD),
       currency: read.utf8(currencyStart, currencyLength),

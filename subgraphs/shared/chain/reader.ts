@@ -200,7 +200,7 @@ export class ChainReader implements ChainReads {
     name: ContractName,
     method: string,
     argsList: ReadonlyArray<readonly unknown[]>,
-    decode: (returnData: string) => T,
+    decode: (returnData: string, call: number) => T,
     batchSize: number,
   ): Promise<T[]> {
     const block = this.block ?? (await this.refreshHead());
@@ -214,7 +214,7 @@ export class ChainReader implements ChainReads {
       const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
       const send = () => sendBatch<string>(this.options.rpcUrl, batch, this.options.requestTimeoutMs, this.agent);
       // Each batch is decoded as it arrives, while the node is still answering the others.
-      batches.push(this.inFlight.run(send, deadline).then((results) => results.map(decode)));
+      batches.push(this.inFlight.run(send, deadline).then((results) => results.map((result, i) => decode(result, start + i))));
     }
     try {
       return (await Promise.all(batches)).flat();
