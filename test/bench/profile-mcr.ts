@@ -83,6 +83,7 @@ session.connect();
 const profiler = (method: string) =>
   new Promise<unknown>((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result))));
 await profiler("Profiler.enable");
+await new Promise((resolve) => session.post("Profiler.setSamplingInterval", { interval: 100 }, resolve));
 
 type Figures = Record<string, number[]>;
 const figures: Figures = {};

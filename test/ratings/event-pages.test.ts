@@ -15,6 +15,7 @@ import { DEV_MIN_BOND, waitFor } from "../../subgraphs/shared/chain/deploy.js";
 import { ANVIL_DEFAULT_KEYS, DEV_DEPLOYER_KEY } from "../../subgraphs/shared/chain/dev-keys.js";
 import { openPlatformChain, type PlatformChain } from "../../subgraphs/shared/chain/embedded.js";
 import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
+import { callData } from "../../subgraphs/shared/chain/rpc-batch.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
 import { EVENT_PAGE_SIZE, PAGES_PER_BATCH, RatingsChain, type EventRecord } from "../../subgraphs/ratings/chain/ratings-chain.js";
 import { testConfig } from "../support/config.js";
@@ -75,6 +76,11 @@ describe("event pages read from the chain", () => {
     expect(await ratings.events(1n, 37, EVENTS - 37)).toEqual(expected.slice(37));
     expect(await ratings.events(1n, 150, 60)).toEqual(expected.slice(150, 210));
     expect(await ratings.events(1n, 0, 1)).toEqual(expected.slice(0, 1));
+  });
+
+  it("batched call data is encodeFunctionData's, call for call", () => {
+    const argsList = [[1n, 0, 100], [1n, 100, 100], [MaxUint256, 7, 0]] as const;
+    expect(callData(registry, "getEvents", argsList)).toEqual(argsList.map((args) => registry.encodeFunctionData("getEvents", args)));
   });
 
   it("the edge values reached the chain", () => {

@@ -20,7 +20,7 @@ import { ChainUnavailableError } from "../errors.js";
 import { contractInterface } from "./artifacts.js";
 import { bigintAsString, toMachine, toStatus } from "./decode.js";
 import { InFlightLimit } from "./in-flight.js";
-import { sendBatch } from "./rpc-batch.js";
+import { callData, sendBatch } from "./rpc-batch.js";
 import { probeReadiness } from "./readiness.js";
 import { createProvider } from "./rpc.js";
 import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
@@ -204,10 +204,9 @@ export class ChainReader implements ChainReads {
     batchSize: number,
   ): Promise<T[]> {
     const block = this.block ?? (await this.refreshHead());
-    const calls = argsList.map((args) => {
-      const { to, data } = this.encodeCall(name, method, args);
-      return { method: "eth_call", params: [{ to, data }, block.tag] };
-    });
+    const to = this.options.addresses[name];
+    if (!to) throw new ChainUnavailableError(new Error(`no address configured for ${name}`));
+    const calls = callData(contractInterface(name), method, argsList).map((data) => ({ method: "eth_call", params: [{ to, data }, block.tag] }));
     const batches: Promise<T[]>[] = [];
     for (let start = 0; start < calls.length; start += batchSize) {
       const batch = calls.slice(start, start + batchSize);

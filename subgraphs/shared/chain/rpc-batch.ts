@@ -8,10 +8,23 @@
  */
 import http from "node:http";
 import https from "node:https";
+import type { Interface } from "ethers";
 
 export interface RpcCall {
   method: string;
   params: unknown[];
+}
+
+/**
+ * The call data of one function with many argument lists: what `encodeFunctionData` gives for each, with the selector
+ * (a keccak in ethers on every call) computed once.
+ */
+export function callData(contract: Interface, method: string, argsList: ReadonlyArray<readonly unknown[]>): string[] {
+  const fragment = contract.getFunction(method);
+  if (!fragment) throw new Error(`no function ${method}`);
+  const selector = fragment.selector;
+  const coder = contract.getAbiCoder();
+  return argsList.map((args) => `${selector}${coder.encode(fragment.inputs, args).slice(2)}`);
 }
 
 export async function sendBatch<T>(rpcUrl: string, calls: readonly RpcCall[], timeoutMs: number, agent?: http.Agent): Promise<T[]> {
