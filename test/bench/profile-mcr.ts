@@ -7,11 +7,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../subgraphs/shared/config.js";
-import { contractInterface } from "../../subgraphs/shared/chain/artifacts.js";
 import { openPlatformChain } from "../../subgraphs/shared/chain/embedded.js";
 import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
 import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
@@ -41,42 +39,7 @@ const config = loadConfig({ DATA_DIR: dataDir, ANVIL_PORT: "0", SEED_DEMO: "0", 
 const chain = await openPlatformChain(config);
 const anvilPid = Number(readFileSync(path.join(dataDir, "chain", "anvil.pid"), "utf8"));
 const provider = createProvider(chain.rpcUrl, { chainId: chain.chainId, timeoutMs: 60_000 });
-const events = contractInterface("EventRegistry");
 const to = chain.addresses.EventRegistry!;
-
-let transport: "fetch" | "http" = "fetch";
-const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-
-async function post(body: unknown): Promise<string> {
-  if (transport === "http") return postHttp(JSON.stringify(body));
-  const response = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return response.text();
-}
-
-function postHttp(body: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(chain.rpcUrl, { method: "POST", agent, headers: { "content-type": "application/json" } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-      response.on("error", reject);
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
-}
-
-/** Reads all pages as `batches` JSON-RPC batches sent together; returns the answers' text. */
-async function readPages(block: string, pageSize: number, perBatch: number): Promise<string[]> {
-  const calls = [];
-  for (let offset = 0; offset < EVENTS; offset += pageSize) {
-    const data = events.encodeFunctionData("getEvents", [1n, offset, pageSize]);
-    calls.push({ jsonrpc: "2.0", id: calls.length, method: "eth_call", params: [{ to, data }, block] });
-  }
-  const sends = [];
-  for (let start = 0; start < calls.length; start += perBatch) sends.push(post(calls.slice(start, start + perBatch)));
-  return Promise.all(sends);
-}
 
 const session = new Session();
 session.connect();
@@ -99,7 +62,6 @@ async function measure(name: string, run: () => Promise<void>): Promise<void> {
 
 try {
   await seedHistory(provider, chain.addresses as Record<string, string>);
-  const block = `0x${(await provider.getBlockNumber()).toString(16)}`;
   for (let round = 0; round < rounds; round++) {
     let start = performance.now();
     await provider.send("eth_call", [{ to, data: "0x" }, "latest"]).catch(() => {});
@@ -119,20 +81,20 @@ try {
     }
     if (process.env.COLD_ONLY) continue;
 
-    for (const [via, pageSize, perBatch] of [["fetch", 100, 25], ["http", 100, 25], ["http", 100, 100], ["http", 100, 10], ["http", 100, 4], ["http", 100, 1], ["http", 250, 10], ["http", 500, 1]] as const) {
-      let texts: string[] = [];
-      transport = via;
-      await measure(`${via} pages ${pageSize} x${perBatch}/batch: transport`, async () => {
-        texts = await readPages(block, pageSize, perBatch);
+    // The pages through the reader's batched path (a fresh reader each), page size and pages per batch varied, in a
+    // rotating order.
+    const variants = (process.env.VARIANTS ?? "100x10 100x1 250x1 250x2 500x1").split(" ").map((v) => v.split("x").map(Number) as [number, number]);
+    for (let v = 0; v < variants.length; v++) {
+      const [pageSize, perBatch] = variants[(v + round) % variants.length]!;
+      const reader = new ChainReader({ rpcUrl: chain.rpcUrl, addresses: chain.addresses, chainId: chain.chainId, requestTimeoutMs: 30_000, pollIntervalMs: 60_000, maxInFlight: 64 });
+      await reader.start();
+      const pageArgs: Array<[bigint, number, number]> = [];
+      for (let offset = 0; offset < EVENTS; offset += pageSize) pageArgs.push([1n, offset, pageSize]);
+      await measure(`reader pages of ${pageSize}, ${perBatch} per batch`, async () => {
+        const pages = await reader.callViewsBatched("EventRegistry", "getEvents", pageArgs, (data, p) => decodeMachineEvents(data, pageArgs[p]![1]), perBatch);
+        if (pages.flat().length !== EVENTS) throw new Error("short read");
       });
-      start = performance.now();
-      const answers = texts.flatMap((text) => JSON.parse(text) as Array<{ result?: string; error?: unknown }>);
-      note(`${via} pages ${pageSize} x${perBatch}/batch: JSON.parse`, performance.now() - start);
-      if (answers.some((answer) => !answer.result)) throw new Error(`pages of ${pageSize}: ${JSON.stringify(answers.find((a) => !a.result))}`);
-      start = performance.now();
-      const decoded = answers.reduce((sum, answer) => sum + decodeMachineEvents(answer.result!).length, 0);
-      note(`${via} pages ${pageSize} x${perBatch}/batch: decode`, performance.now() - start);
-      if (decoded !== EVENTS) throw new Error(`decoded ${decoded} events`);
+      reader.close();
     }
   }
   const oneCall = median(figures["one eth_call"]!);
