@@ -3,7 +3,8 @@
  * decoder spends ~140 ms on a page of 100 events; reading the known layout from a Buffer takes well under 1 ms, which
  * is what lets a machine with 10,000 events be scored cold in a fraction of a second. Every offset and length is
  * bounds-checked; anything that does not fit the layout throws (the reader reports it as a bad chain answer).
- * test/ratings/event-decoder.test.ts checks it against ethers on encoded data.
+ * test/ratings/event-decoder.test.ts checks it against ethers on encoded data, test/ratings/event-pages.test.ts on
+ * pages anvil answered.
  *
  *   head:   offset of the array (0x20)
  *   array:  length N, then N offsets (relative to the first of them) of the N tuples
