@@ -34,7 +34,8 @@ describe("decodeMachineEvents", () => {
   it.each([0, 1, 7, 100])("a page of %i events decodes as ethers encodes it", (count) => {
     const page = Array.from({ length: count }, (_, i) => randomEvent(i));
     expect(decodeMachineEvents(encode(page))).toEqual(
-      page.map((e) => ({
+      page.map((e, i) => ({
+        index: i,
         eventType: e.eventType,
         value: e.value,
         currency: e.currency,
@@ -45,6 +46,39 @@ describe("decodeMachineEvents", () => {
         sourceTxHash: e.sourceTxHash,
         metadata: e.metadata,
         submitter: e.submitter.toLowerCase(),
+        recordedAt: Number(e.recordedAt),
+      })),
+    );
+  });
+
+  it("decodes edge values as ethers encodes them: zero, 2^53 - 1 and above, max uint256, long and non-ASCII text", () => {
+    const max = (1n << 256n) - 1n;
+    const page = [0n, (1n << 53n) - 1n, 1n << 53n, (1n << 64n) - 1n, 1n << 64n, 1n << 128n, max].map((value, i) => ({
+      ...randomEvent(i),
+      value,
+      sourceChainId: max - value,
+      timestamp: i === 1 ? (1n << 53n) - 1n : 0n,
+      recordedAt: 0n,
+      currency: ["", "A".repeat(16), "B".repeat(17), "Ü", "€".repeat(40), "ABCDEFGHIJ", "USD"][i]!,
+      dataHash: i % 2 ? `0x${"ff".repeat(32)}` : `0x${"00".repeat(32)}`,
+      metadata: i === 6 ? hexlify(randomBytes(1000)) : "0x",
+      submitter: i % 2 ? "0xFFfFfFffFFfffFFfFFfFFFFFffFFFffffFfFFFfF" : "0x0000000000000000000000000000000000000000",
+    }));
+    const decoded = decodeMachineEvents(encode(page), 500);
+    const ethersDecoded = events.decodeFunctionResult("getEvents", encode(page))[0] as Array<Record<string, unknown>>;
+    expect(decoded).toEqual(
+      ethersDecoded.map((e, i) => ({
+        index: 500 + i,
+        eventType: Number(e.eventType),
+        value: e.value,
+        currency: e.currency,
+        timestamp: Number(e.timestamp),
+        dataHash: e.dataHash,
+        trustLevel: Number(e.trustLevel),
+        sourceChainId: e.sourceChainId,
+        sourceTxHash: e.sourceTxHash,
+        metadata: e.metadata,
+        submitter: (e.submitter as string).toLowerCase(),
         recordedAt: Number(e.recordedAt),
       })),
     );

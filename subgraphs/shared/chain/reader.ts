@@ -20,7 +20,7 @@ import { ChainUnavailableError } from "../errors.js";
 import { contractInterface } from "./artifacts.js";
 import { bigintAsString, toMachine, toStatus } from "./decode.js";
 import { InFlightLimit } from "./in-flight.js";
-import { sendBatch } from "./rpc-batch.js";
+import { callData, sendBatch } from "./rpc-batch.js";
 import { probeReadiness } from "./readiness.js";
 import { createProvider } from "./rpc.js";
 import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
@@ -192,29 +192,31 @@ export class ChainReader implements ChainReads {
   }
 
   /**
-   * The same view with many argument lists, as JSON-RPC batches of `batchSize` calls sent together, at the pinned
-   * block: one round trip per batch instead of per call. Not cached (callers that fan out cache their own results).
+   * The same view with many argument lists, as JSON-RPC batches of `batchSize` calls sent together (each in its own
+   * in-flight slot, over the reader's keep-alive sockets), at the pinned block: one round trip per batch instead of per
+   * call, each batch decoded as soon as it arrives. Not cached (callers that fan out cache their own results).
    */
   async callViewsBatched<T>(
     name: ContractName,
     method: string,
     argsList: ReadonlyArray<readonly unknown[]>,
-    decode: (returnData: string) => T,
+    decode: (returnData: string, call: number) => T,
     batchSize: number,
   ): Promise<T[]> {
     const block = this.block ?? (await this.refreshHead());
-    const calls = argsList.map((args) => {
-      const { to, data } = this.encodeCall(name, method, args);
-      return { method: "eth_call", params: [{ to, data }, block.tag] };
-    });
-    const batches: Promise<string[]>[] = [];
+    const to = this.options.addresses[name];
+    if (!to) throw new ChainUnavailableError(new Error(`no address configured for ${name}`));
+    const calls = callData(contractInterface(name), method, argsList).map((data) => ({ method: "eth_call", params: [{ to, data }, block.tag] }));
+    const batches: Promise<T[]>[] = [];
     for (let start = 0; start < calls.length; start += batchSize) {
       const batch = calls.slice(start, start + batchSize);
       const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
-      batches.push(this.inFlight.run(() => sendBatch<string>(this.options.rpcUrl, batch, this.options.requestTimeoutMs), deadline));
+      const send = () => sendBatch<string>(this.options.rpcUrl, batch, this.options.requestTimeoutMs, this.agent);
+      // Each batch is decoded as it arrives, while the node is still answering the others.
+      batches.push(this.inFlight.run(send, deadline).then((results) => results.map((result, i) => decode(result, start + i))));
     }
     try {
-      return (await Promise.all(batches)).flat().map(decode);
+      return (await Promise.all(batches)).flat();
     } catch (error) {
       throw new ChainUnavailableError(error);
     }

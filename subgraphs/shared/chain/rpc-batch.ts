@@ -1,22 +1,35 @@
 /**
  * JSON-RPC batches: many calls in one HTTP request, for reads that fan out (an event history in pages of 100). One
  * round trip instead of one per call; the node still answers each call on its own. Answers are matched by ID; any
- * failure (transport, deadline, a call's error, a missing answer) rejects the whole batch.
+ * failure (transport, deadline, HTTP status, a call's error, a missing answer) rejects the whole batch.
+ *
+ * Sent with node:http(s) over the caller's keep-alive agent, the body read as Buffers and parsed once: a batch answer
+ * is megabytes of hex, and fetch's web streams cost about as much CPU again as parsing it.
  */
+import http from "node:http";
+import https from "node:https";
+import type { Interface } from "ethers";
+
 export interface RpcCall {
   method: string;
   params: unknown[];
 }
 
-export async function sendBatch<T>(rpcUrl: string, calls: readonly RpcCall[], timeoutMs: number): Promise<T[]> {
-  const response = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(calls.map((call, id) => ({ jsonrpc: "2.0", id, method: call.method, params: call.params }))),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  if (!response.ok) throw new Error(`JSON-RPC batch answered HTTP ${response.status}`);
-  const answers = (await response.json()) as Array<{ id: number; result?: T; error?: { message?: string } }>;
+/**
+ * The call data of one function with many argument lists: what `encodeFunctionData` gives for each, with the selector
+ * (a keccak in ethers on every call) computed once.
+ */
+export function callData(contract: Interface, method: string, argsList: ReadonlyArray<readonly unknown[]>): string[] {
+  const fragment = contract.getFunction(method);
+  if (!fragment) throw new Error(`no function ${method}`);
+  const selector = fragment.selector;
+  const coder = contract.getAbiCoder();
+  return argsList.map((args) => `${selector}${coder.encode(fragment.inputs, args).slice(2)}`);
+}
+
+export async function sendBatch<T>(rpcUrl: string, calls: readonly RpcCall[], timeoutMs: number, agent?: http.Agent): Promise<T[]> {
+  const body = JSON.stringify(calls.map((call, id) => ({ jsonrpc: "2.0", id, method: call.method, params: call.params })));
+  const answers = JSON.parse(await post(rpcUrl, body, timeoutMs, agent)) as Array<{ id: number; result?: T; error?: { message?: string } }>;
   if (!Array.isArray(answers)) throw new Error("JSON-RPC batch answer is not an array");
   const results: T[] = new Array(calls.length);
   const seen = new Set<number>();
@@ -29,4 +42,31 @@ export async function sendBatch<T>(rpcUrl: string, calls: readonly RpcCall[], ti
   }
   if (seen.size !== calls.length) throw new Error("JSON-RPC batch answer is incomplete");
   return results;
+}
+
+/** POSTs `body` and resolves with the answer's text; rejects on a non-2xx status, a cut-off answer or the deadline. */
+function post(rpcUrl: string, body: string, timeoutMs: number, agent: http.Agent | undefined): Promise<string> {
+  const url = new URL(rpcUrl);
+  const client = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+    const request = client.request(url, { method: "POST", headers, agent, signal: AbortSignal.timeout(timeoutMs) }, (response) => {
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status >= 300) {
+        response.resume();
+        reject(new Error(`JSON-RPC batch answered HTTP ${status}`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      response.on("error", reject);
+      // A destroyed response (deadline, reset) may close without "end" or "error".
+      response.on("close", () => {
+        if (!response.complete) reject(new Error("JSON-RPC batch answer was cut off"));
+      });
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
 }
