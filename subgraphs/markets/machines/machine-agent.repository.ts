@@ -14,6 +14,7 @@
  */
 import type { SqlStatement } from "../../shared/db/sql-session.js";
 import type { AuditActor, MarketsTx } from "../common/audit.repository.js";
+import type { IdentityFields } from "../common/machine.guard.js";
 import type { EndpointValues } from "./runtime-endpoint.repository.js";
 
 export interface HeartbeatAgent {
@@ -43,11 +44,92 @@ export interface HeartbeatReport {
   values: EndpointValues;
 }
 
+/**
+ * The statement's text for `count` reports, built once per count: parameters $1 token hash, $2 now, $3 lease end,
+ * then ten per report (provider key, source, URL, label, auth type, sealed token, model alias, network scope, probe
+ * path, status), then the provider keys as text[], the identity verdict, the actor type and the keys as JSON. The
+ * same string object each time keeps the prepared statement's name lookup (statement-names.ts) and pg's check of
+ * the text against the prepared one cheap, and builds no string per heartbeat.
+ */
+const texts = new Map<number, string>();
+
+const IDENTITY_FIELDS_TEXT = `SELECT m.identity_verified AS "identityVerified", m.on_chain_machine_id AS "onChainMachineId",
+  m.identity_proof AS "identityProof"
+  FROM market_machine_agent a JOIN market_machine m ON m.id = a.machine_id WHERE a.token_hash = $1::bytea`;
+function heartbeatText(count: number): string {
+  let text = texts.get(count);
+  if (text !== undefined) return text;
+  const row = (i: number) => {
+    const n = (k: number) => `$${4 + i * 10 + k}`;
+    // Every value is cast: in a VALUES list under SELECT the column types do not come from the target table.
+    return `(${n(0)}::text, ${n(1)}::text, ${n(2)}::text,
+        ${n(3)}::text, ${n(4)}::text, ${n(5)}::bytea,
+        ${n(6)}::text, ${n(7)}::text, ${n(8)}::text, ${n(9)}::text)`;
+  };
+  const values = Array.from({ length: count }, (_, i) => row(i)).join(", ");
+  const next = 4 + count * 10;
+  const [keys, holds, actor, keysJson] = [`$${next}`, `$${next + 1}`, `$${next + 2}`, `$${next + 3}`];
+  text = `WITH locked AS (
+        SELECT a.id, a.machine_id AS "machineId", a.label, a.status, a.allowed_provider_keys AS "allowedProviderKeys",
+          a.revoked_at AS "revokedAt", a.created_at AS "createdAt", m.status AS "machineStatus",
+          m.identity_verified AS "machineVerified", set_config('synchronous_commit', 'off', true) AS "asyncCommit"
+        FROM market_machine_agent a JOIN market_machine m ON m.id = a.machine_id
+        WHERE a.token_hash = $1::bytea
+        FOR UPDATE OF a
+      ),
+      ok AS (
+        SELECT id, "machineId" FROM locked
+        WHERE status <> 'revoked' AND "allowedProviderKeys" @> ${keys}::text[] AND "machineVerified" AND "machineStatus" = 'active'
+          AND ${holds}::boolean
+      ),
+      upserted AS (
+        INSERT INTO market_runtime_endpoint AS e (machine_id, provider_key, source, endpoint_base_url, label, auth_type,
+          auth_token_cipher, model_alias, network_scope, probe_path, status, lease_expires_at, agent_id, created_at, updated_at)
+        SELECT ok."machineId", v.provider_key, v.source, v.endpoint_base_url, v.label, v.auth_type, v.auth_token_cipher,
+          v.model_alias, v.network_scope, v.probe_path, v.status, $3::timestamptz, ok.id,
+          $2::timestamptz, $2::timestamptz
+        FROM ok CROSS JOIN (VALUES ${values}) AS v(provider_key, source, endpoint_base_url, label, auth_type,
+          auth_token_cipher, model_alias, network_scope, probe_path, status)
+        ON CONFLICT (machine_id, provider_key) DO UPDATE SET source = EXCLUDED.source,
+          endpoint_base_url = EXCLUDED.endpoint_base_url, label = EXCLUDED.label, auth_type = EXCLUDED.auth_type,
+          auth_token_cipher = EXCLUDED.auth_token_cipher, model_alias = EXCLUDED.model_alias,
+          network_scope = EXCLUDED.network_scope, probe_path = EXCLUDED.probe_path, status = EXCLUDED.status,
+          lease_expires_at = EXCLUDED.lease_expires_at, agent_id = EXCLUDED.agent_id, updated_at = EXCLUDED.updated_at
+        RETURNING e.provider_key, e.created_at
+      ),
+      agent AS (
+        UPDATE market_machine_agent SET status = 'active', last_seen_at = $2::timestamptz, updated_at = $2::timestamptz
+        WHERE id IN (SELECT id FROM ok) RETURNING id
+      ),
+      audit AS (
+        INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data)
+        SELECT 'machine-agent.heartbeat', ok."machineId", ${actor}::text, ok.id, $2::timestamptz,
+          jsonb_build_object('agentId', ok.id, 'providerKeys', ${keysJson}::jsonb, 'leaseExpiresAt', $3::text)
+        FROM ok RETURNING id
+      )
+      SELECT locked.*, (SELECT coalesce(json_agg(json_build_object('providerKey', provider_key, 'createdAt', created_at)), '[]'::json)
+        FROM upserted) AS written
+      FROM locked`;
+  texts.set(count, text);
+  return text;
+}
+
 export class MachineAgentRepository {
   /** A plain read of the agent holding this token hash (the cold paths: a heartbeat body to refuse, a token to seal). */
   async findByToken(db: MarketsTx, tokenHash: Uint8Array<ArrayBuffer>): Promise<{ machineId: string; status: string } | null> {
     const [row] = await db.$queryRaw<Array<{ machineId: string; status: string }>>`
       SELECT machine_id AS "machineId", status FROM market_machine_agent WHERE token_hash = ${tokenHash}`;
+    return row ?? null;
+  }
+
+  /**
+   * The identity fields of the machine of the agent holding this token hash (global rule 1's chain verdict, taken
+   * before the heartbeat statement), or null for an unknown token. A fixed text on `sql` (the pool on PostgreSQL), so
+   * it runs as a prepared statement like the heartbeat, without the ORM's query engine.
+   */
+  async identityFields(sql: SqlStatement, tokenHash: Uint8Array): Promise<IdentityFields | null> {
+    const hash = Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength);
+    const [row] = await sql<IdentityFields>(IDENTITY_FIELDS_TEXT, [hash]);
     return row ?? null;
   }
 
@@ -66,61 +148,13 @@ export class MachineAgentRepository {
   ): Promise<HeartbeatWrite> {
     const keys = reports.map((report) => report.providerKey);
     const actor: AuditActor["type"] = "machine-agent";
-    const params: unknown[] = [];
-    const $ = (value: unknown) => `$${params.push(value)}`;
-    const hash = $(Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength));
-    const at = $(now.toISOString());
-    const lease = $(leaseExpiresAt.toISOString());
-    // Every value is cast: in a VALUES list under SELECT the column types do not come from the target table.
-    const values = reports.map(
-      ({ providerKey, values: v }) => `(${$(providerKey)}::text, ${$(v.source)}::text, ${$(v.endpointBaseUrl)}::text,
-        ${$(v.label)}::text, ${$(v.authType)}::text, ${$(v.authTokenCipher && Buffer.from(v.authTokenCipher))}::bytea,
-        ${$(v.modelAlias)}::text, ${$(v.networkScope)}::text, ${$(v.probePath)}::text, ${$(v.status)}::text)`,
-    );
-    const [row] = await sql<Row>(
-      `WITH locked AS (
-        SELECT a.id, a.machine_id AS "machineId", a.label, a.status, a.allowed_provider_keys AS "allowedProviderKeys",
-          a.revoked_at AS "revokedAt", a.created_at AS "createdAt", m.status AS "machineStatus",
-          m.identity_verified AS "machineVerified", set_config('synchronous_commit', 'off', true) AS "asyncCommit"
-        FROM market_machine_agent a JOIN market_machine m ON m.id = a.machine_id
-        WHERE a.token_hash = ${hash}::bytea
-        FOR UPDATE OF a
-      ),
-      ok AS (
-        SELECT id, "machineId" FROM locked
-        WHERE status <> 'revoked' AND "allowedProviderKeys" @> ${$(keys)}::text[] AND "machineVerified" AND "machineStatus" = 'active'
-          AND ${$(identityHolds)}::boolean
-      ),
-      upserted AS (
-        INSERT INTO market_runtime_endpoint AS e (machine_id, provider_key, source, endpoint_base_url, label, auth_type,
-          auth_token_cipher, model_alias, network_scope, probe_path, status, lease_expires_at, agent_id, created_at, updated_at)
-        SELECT ok."machineId", v.provider_key, v.source, v.endpoint_base_url, v.label, v.auth_type, v.auth_token_cipher,
-          v.model_alias, v.network_scope, v.probe_path, v.status, ${lease}::timestamptz, ok.id,
-          ${at}::timestamptz, ${at}::timestamptz
-        FROM ok CROSS JOIN (VALUES ${values.join(", ")}) AS v(provider_key, source, endpoint_base_url, label, auth_type,
-          auth_token_cipher, model_alias, network_scope, probe_path, status)
-        ON CONFLICT (machine_id, provider_key) DO UPDATE SET source = EXCLUDED.source,
-          endpoint_base_url = EXCLUDED.endpoint_base_url, label = EXCLUDED.label, auth_type = EXCLUDED.auth_type,
-          auth_token_cipher = EXCLUDED.auth_token_cipher, model_alias = EXCLUDED.model_alias,
-          network_scope = EXCLUDED.network_scope, probe_path = EXCLUDED.probe_path, status = EXCLUDED.status,
-          lease_expires_at = EXCLUDED.lease_expires_at, agent_id = EXCLUDED.agent_id, updated_at = EXCLUDED.updated_at
-        RETURNING e.provider_key, e.created_at
-      ),
-      agent AS (
-        UPDATE market_machine_agent SET status = 'active', last_seen_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-        WHERE id IN (SELECT id FROM ok) RETURNING id
-      ),
-      audit AS (
-        INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data)
-        SELECT 'machine-agent.heartbeat', ok."machineId", ${$(actor)}::text, ok.id, ${at}::timestamptz,
-          jsonb_build_object('agentId', ok.id, 'providerKeys', ${$(JSON.stringify(keys))}::jsonb, 'leaseExpiresAt', ${lease}::text)
-        FROM ok RETURNING id
-      )
-      SELECT locked.*, (SELECT coalesce(json_agg(json_build_object('providerKey', provider_key, 'createdAt', created_at)), '[]'::json)
-        FROM upserted) AS written
-      FROM locked`,
-      params,
-    );
+    const params: unknown[] = [Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength), now.toISOString(), leaseExpiresAt.toISOString()];
+    for (const { providerKey, values: v } of reports) {
+      params.push(providerKey, v.source, v.endpointBaseUrl, v.label, v.authType, v.authTokenCipher && Buffer.from(v.authTokenCipher),
+        v.modelAlias, v.networkScope, v.probePath, v.status);
+    }
+    params.push(keys, identityHolds, actor, JSON.stringify(keys));
+    const [row] = await sql<Row>(heartbeatText(reports.length), params);
     if (!row) return { agent: null, written: [] };
     const { asyncCommit: _, written, ...agent } = row;
     return { agent, written: written.map((w) => ({ providerKey: w.providerKey, createdAt: new Date(w.createdAt) })) };

@@ -146,13 +146,7 @@ export class MachineAgentService {
     let entry = this.identityFields.get(key);
     if (!entry || nowMs - entry.at > IDENTITY_FIELDS_TTL_MS) {
       if (this.identityFields.size >= MAX_IDENTITY_FIELDS) this.identityFields.clear();
-      const fields = this.store.read((prisma) =>
-        prisma.marketMachineAgent.findUnique({
-          where: { tokenHash: Buffer.from(hash) },
-          select: { machine: { select: { identityVerified: true, onChainMachineId: true, identityProof: true } } },
-        }),
-      );
-      entry = { at: nowMs, fields: fields.then((row) => row?.machine ?? null) };
+      entry = { at: nowMs, fields: this.store.read(() => this.agents.identityFields(this.store.db.statement, hash)) };
       const kept = entry;
       kept.fields.catch(() => this.identityFields.get(key) === kept && this.identityFields.delete(key));
       this.identityFields.set(key, entry);

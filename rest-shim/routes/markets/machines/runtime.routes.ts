@@ -61,21 +61,23 @@ const AUTH_TYPES = ["none", "api-key", "bearer"] as const;
 const NETWORK_SCOPES = ["loopback", "lan", "vpn", "public"] as const;
 const ENDPOINT_STATUSES = ["active", "degraded", "unreachable"] as const;
 
+const ENDPOINT_SHAPE = {
+  endpointBaseUrl: "string",
+  label: "string?",
+  authType: "string?",
+  authToken: "string?",
+  modelAlias: "string?",
+  networkScope: "string?",
+  probePath: "string?",
+  status: "string?",
+} as const;
+/** The two shapes an endpoint report is picked with, built once: a heartbeat entry names its provider key. */
+const PUT_ENDPOINT_SHAPE = { ...ENDPOINT_SHAPE, leaseExpiresAt: "string?" } as const;
+const HEARTBEAT_ENDPOINT_SHAPE = { providerKey: "string", ...ENDPOINT_SHAPE } as const;
 
 /** An endpoint report (PUT body or one heartbeat entry), type-checked, enums in GraphQL spelling. */
 function endpointInput(source: Record<string, unknown>, withProviderKey: boolean) {
-  const input = pick(source, {
-    ...(withProviderKey ? { providerKey: "string" as const } : {}),
-    endpointBaseUrl: "string",
-    label: "string?",
-    authType: "string?",
-    authToken: "string?",
-    modelAlias: "string?",
-    networkScope: "string?",
-    probePath: "string?",
-    status: "string?",
-    ...(withProviderKey ? {} : { leaseExpiresAt: "string?" as const }),
-  });
+  const input = pick(source, withProviderKey ? HEARTBEAT_ENDPOINT_SHAPE : PUT_ENDPOINT_SHAPE);
   if (input.authType !== undefined) input.authType = enumIn(input.authType, AUTH_TYPES);
   if (input.networkScope !== undefined) input.networkScope = enumIn(input.networkScope, NETWORK_SCOPES);
   if (input.status !== undefined) input.status = enumIn(input.status, ENDPOINT_STATUSES);
