@@ -42,10 +42,10 @@ import { benchMcrScoring } from "./mcr-scoring.js";
 import { benchAuditEvents } from "./audit-events.js";
 import { benchOrders } from "./markets-orders.js";
 import { benchPaymentProofs } from "./payment-proofs.js";
-import { benchStreamFormats } from "./stream-formats.js";
+import { benchStreamFormats } from "./stream/stream-formats.js";
 import { benchCliStartup } from "./cli-startup.js";
-import { benchStreamDataset } from "./stream-dataset.js";
-import { benchStreamCli } from "./stream-cli.js";
+import { benchStreamDataset } from "./stream/stream-dataset.js";
+import { benchStreamCli } from "./stream/stream-cli.js";
 import { summarize, type Sample } from "./stats.js";
 import { benchReadPath, readRouteEnv, readRouteUrl, START_TIMEOUT_MS } from "./read-path.js";
 

@@ -1,17 +1,17 @@
 /**
  * A CPU profile of the platform (role `all`) serving the read route under load:
- * `npx tsx test/bench/profile-read.ts <profile-dir> [seconds] [connections]` (SHIM_ANSWER_REUSE, LOG_REQUESTS and
+ * `npx tsx test/bench/profile/profile-read.ts <profile-dir> [seconds] [connections]` (SHIM_ANSWER_REUSE, LOG_REQUESTS and
  * REQUEST_METRICS are passed to the platform; PROFILE_RATE fixes the offered rate; `PROFILE_ROUTE=issuance` loads POST /v1/verify/chip/challenge for demo
  * machine 2 instead, on a throw-away PostgreSQL database when DATABASE_URL is set, else on PGlite), then
- * `npx tsx test/bench/profile-top.ts <profile-dir>/<file>.cpuprofile 30 <from> <to>` (the printed load window) for
+ * `npx tsx test/bench/profile/profile-top.ts <profile-dir>/<file>.cpuprofile 30 <from> <to>` (the printed load window) for
  * the top of it.
  */
 import autocannon from "autocannon";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createPostgresDatabase } from "../support/db.js";
-import { freePort, startCommand } from "../support/processes.js";
+import { createPostgresDatabase } from "../../support/db.js";
+import { freePort, startCommand } from "../../support/processes.js";
 
 const [dir = "/tmp/read-profile", seconds = "10", connections = "50"] = process.argv.slice(2);
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-profile-"));

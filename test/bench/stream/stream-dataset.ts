@@ -16,7 +16,7 @@ import path from "node:path";
 import { once } from "node:events";
 
 const MB = 1024 * 1024;
-const CHILD = "test/bench/stream-dataset-child.ts";
+const CHILD = "test/bench/stream/stream-dataset-child.ts";
 
 interface ChildReport {
   role: string;
@@ -116,6 +116,6 @@ export async function benchStreamDataset(): Promise<void> {
 }
 
 if (process.argv[1]?.endsWith("stream-dataset.ts")) {
-  // Run alone: npx tsx test/bench/stream-dataset.ts (BENCH_STREAM_DATASET_MB=64 for a quick run)
+  // Run alone: npx tsx test/bench/stream/stream-dataset.ts (BENCH_STREAM_DATASET_MB=64 for a quick run)
   await benchStreamDataset();
 }

@@ -1,7 +1,7 @@
 /**
  * A CPU profile of the platform (role `all`) serving machine-agent heartbeats under load (1,000 enrolled agents):
- * `npx tsx test/bench/profile-heartbeats.ts <profile-dir> [seconds] [connections]` (DATABASE_URL: PostgreSQL, a
- * throw-away database is created beside it; unset: PGlite), then `npx tsx test/bench/profile-top.ts
+ * `npx tsx test/bench/profile/profile-heartbeats.ts <profile-dir> [seconds] [connections]` (DATABASE_URL: PostgreSQL, a
+ * throw-away database is created beside it; unset: PGlite), then `npx tsx test/bench/profile/profile-top.ts
  * <profile-dir>/<file>.cpuprofile 30 <from> <to>` with the printed load window. `PROFILE_ROUTE=list` loads the
  * stack's one-query read `GET /api/v1/machines?limit=1` instead (shim -> gateway -> subgraph -> Prisma).
  */
@@ -9,8 +9,8 @@ import autocannon from "autocannon";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createPostgresDatabase } from "../support/db.js";
-import { heartbeats, preparePlatform } from "./markets-heartbeats.js";
+import { createPostgresDatabase } from "../../support/db.js";
+import { heartbeats, preparePlatform } from "../markets-heartbeats.js";
 
 const [dir = "/tmp/heartbeat-profile", seconds = "10", connections = "32"] = process.argv.slice(2);
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "heartbeat-profile-"));

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import nacl from "tweetnacl";
-import { encryptStream } from "../../subgraphs/markets/stream/index.js";
+import { encryptStream } from "../../../subgraphs/markets/stream/index.js";
 
 const MB = 1024 * 1024;
 const total = Number(process.argv[2] ?? 256) * MB;

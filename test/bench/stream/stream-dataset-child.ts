@@ -10,10 +10,10 @@
 import { createWriteStream, readFileSync } from "node:fs";
 import path from "node:path";
 import nacl from "tweetnacl";
-import { LocalChunkStorage, createBuyerAccess, toHex, type ChunkManifest } from "../../subgraphs/markets/stream/index.js";
-import { downloadChunks, startDeliveryServer } from "../../subgraphs/markets/stream/p2p/index.js";
-import { datasetIndex, encryptDataset } from "../../clients/typescript/src/stream/dataset.js";
-import { decryptDataset } from "../../clients/typescript/src/stream/fetch.js";
+import { LocalChunkStorage, createBuyerAccess, toHex, type ChunkManifest } from "../../../subgraphs/markets/stream/index.js";
+import { downloadChunks, startDeliveryServer } from "../../../subgraphs/markets/stream/p2p/index.js";
+import { datasetIndex, encryptDataset } from "../../../clients/typescript/src/stream/dataset.js";
+import { decryptDataset } from "../../../clients/typescript/src/stream/fetch.js";
 
 const MB = 1024 * 1024;
 const peakMb = () => (process.resourceUsage().maxRSS * 1024) / MB;

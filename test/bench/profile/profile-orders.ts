@@ -1,14 +1,14 @@
 /**
  * A CPU profile of the platform (role `all`) serving market order journeys (create -> intent -> execute through the
- * demo provider) under load: `npx tsx test/bench/profile-orders.ts <profile-dir> [seconds] [workers]`
+ * demo provider) under load: `npx tsx test/bench/profile/profile-orders.ts <profile-dir> [seconds] [workers]`
  * (DATABASE_URL: PostgreSQL, a throw-away database is created beside it; unset: PGlite), then
- * `npx tsx test/bench/profile-top.ts <profile-dir>/<file>.cpuprofile 30 <from> <to>` with the printed load window.
+ * `npx tsx test/bench/profile/profile-top.ts <profile-dir>/<file>.cpuprofile 30 <from> <to>` with the printed load window.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createPostgresDatabase } from "../support/db.js";
-import { journeys, preparePlatform } from "./markets-orders.js";
+import { createPostgresDatabase } from "../../support/db.js";
+import { journeys, preparePlatform } from "../markets-orders.js";
 
 const [dir = "/tmp/orders-profile", seconds = "10", workers = "32"] = process.argv.slice(2);
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "orders-profile-"));

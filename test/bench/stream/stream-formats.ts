@@ -13,7 +13,7 @@
  *   with the key unwrapped from a buyer-access entry per chunk.
  */
 import { xchacha20poly1305 } from "@noble/ciphers/chacha.js";
-import { xchachaOpen } from "../../subgraphs/markets/stream/xchacha.js";
+import { xchachaOpen } from "../../../subgraphs/markets/stream/xchacha.js";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
@@ -21,8 +21,8 @@ import nacl from "tweetnacl";
 import {
   computeChunkId, createBuyerAccess, decryptChunk, encryptStream, openBuyerAccess, sealChunk, sha256Tag,
   type ChunkRecipient, type EncryptedChunk, type ManifestSigner,
-} from "../../subgraphs/markets/stream/index.js";
-import { median } from "./stats.js";
+} from "../../../subgraphs/markets/stream/index.js";
+import { median } from "../stats.js";
 import { benchChunkCosts } from "./stream-costs.js";
 
 const MB = 1024 * 1024;
@@ -129,7 +129,7 @@ export async function benchStreamFormats(rounds: number): Promise<void> {
 
   console.error(`peak memory while encrypting ${RSS_MB} MB ...`);
   const report = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ["--import", "tsx", "test/bench/stream-rss.ts", String(RSS_MB)], { maxBuffer: MB }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    execFile(process.execPath, ["--import", "tsx", "test/bench/stream/stream-rss.ts", String(RSS_MB)], { maxBuffer: MB }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
   );
   const rss = JSON.parse(report) as { marks: Array<{ mb: number; peakRssMb: number }>; startRssMb: number; chunks: number; mbPerS: number };
   console.log(`\nPeak RSS encrypting a ${RSS_MB} MB stream generated on the fly (256 KiB chunks, own process, ${rss.chunks} chunks, ${rss.mbPerS.toFixed(1)} MB/s)`);
@@ -137,6 +137,6 @@ export async function benchStreamFormats(rounds: number): Promise<void> {
 }
 
 if (process.argv[1]?.endsWith("stream-formats.ts")) {
-  // Run alone: npx tsx test/bench/stream-formats.ts
+  // Run alone: npx tsx test/bench/stream/stream-formats.ts
   await benchStreamFormats(Number(process.env.BENCH_ROUNDS ?? 3));
 }

@@ -1,5 +1,5 @@
 /**
- * Where MCR's cold read of a 10,000-event history spends its time: `npx tsx test/bench/profile-mcr.ts [rounds]`
+ * Where MCR's cold read of a 10,000-event history spends its time: `npx tsx test/bench/profile/profile-mcr.ts [rounds]`
  * (under `node --cpu-prof` for a profile of this process). Seeds the history once, then per round and per way of
  * reading the pages: wall time, this process's CPU and anvil's CPU (from /proc), with the transport alone (answers
  * read as text), JSON parsing and decoding timed apart.
@@ -9,17 +9,17 @@ import { Session } from "node:inspector";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadConfig } from "../../subgraphs/shared/config.js";
-import { openPlatformChain } from "../../subgraphs/shared/chain/embedded.js";
-import { ChainReader } from "../../subgraphs/shared/chain/reader.js";
-import { createProvider } from "../../subgraphs/shared/chain/rpc.js";
-import { systemClock } from "../../subgraphs/shared/clock.js";
-import { RatingsChain } from "../../subgraphs/ratings/chain/ratings-chain.js";
-import { decodeMachineEvents } from "../../subgraphs/ratings/chain/event-decoder.js";
-import { McrService } from "../../subgraphs/ratings/scoring/mcr.service.js";
-import { FixedRates } from "../../subgraphs/ratings/scoring/fx.js";
-import { EVENTS, seedHistory } from "./mcr-scoring.js";
-import { median } from "./stats.js";
+import { loadConfig } from "../../../subgraphs/shared/config.js";
+import { openPlatformChain } from "../../../subgraphs/shared/chain/embedded.js";
+import { ChainReader } from "../../../subgraphs/shared/chain/reader.js";
+import { createProvider } from "../../../subgraphs/shared/chain/rpc.js";
+import { systemClock } from "../../../subgraphs/shared/clock.js";
+import { RatingsChain } from "../../../subgraphs/ratings/chain/ratings-chain.js";
+import { decodeMachineEvents } from "../../../subgraphs/ratings/chain/event-decoder.js";
+import { McrService } from "../../../subgraphs/ratings/scoring/mcr.service.js";
+import { FixedRates } from "../../../subgraphs/ratings/scoring/fx.js";
+import { EVENTS, seedHistory } from "../mcr-scoring.js";
+import { median } from "../stats.js";
 
 const rounds = Number(process.argv[2] ?? 5);
 const TICK_MS = 1000 / 100;

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import nacl from "tweetnacl";
-import { encryptChunk, seal, sealChunk, sha256Tag, signManifest, type ChunkContext } from "../../subgraphs/markets/stream/index.js";
-import { median } from "./stats.js";
+import { encryptChunk, seal, sealChunk, sha256Tag, signManifest, type ChunkContext } from "../../../subgraphs/markets/stream/index.js";
+import { median } from "../stats.js";
 
 const cpuMs = (work: () => void, times: number) => {
   const start = process.cpuUsage();

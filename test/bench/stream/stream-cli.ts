@@ -5,16 +5,16 @@
  * /usr/bin/time, whose maximum RSS is the process's peak: the same peak for 256 MB and 1 GB means memory does not
  * grow with the dataset. Chunks of BENCH_STREAM_CLI_CHUNK (default 16 MiB, chosen when the markets routes' 64 KiB JSON
  * bodies bounded a listing to about 850 chunk IDs; listings now take 10,000 and prepare-access 10,000 entries).
- * Alone: `BENCH_ONLY=stream-cli npm run bench` or `npx tsx test/bench/stream-cli.ts`.
+ * Alone: `BENCH_ONLY=stream-cli npm run bench` or `npx tsx test/bench/stream/stream-cli.ts`.
  */
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { freePort, roleAllEnv, startRole } from "../support/processes.js";
+import { freePort, roleAllEnv, startRole } from "../../support/processes.js";
 import { sha256File, writeRandom } from "./stream-dataset.js";
-import { bindDemoMachine, call } from "./load.js";
+import { bindDemoMachine, call } from "../load.js";
 
 const MB = 1024 * 1024;
 

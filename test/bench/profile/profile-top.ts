@@ -1,6 +1,6 @@
 /**
  * The top of a `--cpu-prof` profile: self time per function (with file), and totals per package / area.
- * Usage: `npx tsx test/bench/profile-top.ts <file.cpuprofile> [rows] [from-us to-us]` (a window of the monotonic
+ * Usage: `npx tsx test/bench/profile/profile-top.ts <file.cpuprofile> [rows] [from-us to-us]` (a window of the monotonic
  * clock, as profile-read.ts prints it, keeps only the samples taken under load).
  */
 import { readFileSync } from "node:fs";
