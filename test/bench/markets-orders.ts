@@ -133,7 +133,7 @@ async function measure(label: string, dataDir: string, env: Record<string, strin
   console.log(`\nMarket orders create -> intent -> execute (demo provider), ${label}, ${options.connections} workers over ${PAIRINGS} pairings, ${options.rounds} x ${options.durationS}s (medians)`);
   const r = summarize("GET /api/v1/machines?limit=1 (stack)", read, 40);
   const o = summarize(`order journeys (3 writes + provider), ${label}`, orders, 40);
-  console.log(`  journeys x 3 writes / stack read          ${((300 * o.rps) / r.rps).toFixed(1)}%`);
+  console.log(`  journeys x 3 writes / stack read          ${((300 * o.rps) / r.rps).toFixed(1)}%   (goal >= 50%, p99 <= 500 ms)`);
   await platform.child.stop();
 }
 

@@ -52,7 +52,7 @@ import { benchReadPath, readRouteEnv, readRouteUrl, START_TIMEOUT_MS } from "./r
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-/** The read path is measured at 50 connections, the load its target is stated for (25% of bare, p99 under 10 ms). */
+/** The read path is measured at 50 connections, the load its goal is stated for (50% of bare, p99 within 10 ms). */
 const READ_CONNECTIONS = Number(process.env.BENCH_READ_CONNECTIONS ?? 50);
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(1)).join(" / ");
 
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
         processes.push(pgPlatform);
         const pg1 = summarize("issuance, PostgreSQL, 1 machine", await issuanceRounds(pgPorts[0]!, ["2"]));
         const pg4 = summarize(`PostgreSQL, ${machines.length} machines`, await issuanceRounds(pgPorts[0]!, machines));
-        console.log(`  issuance on PostgreSQL / bare read  ${((100 * pg1.rps) / bareRead).toFixed(1)}% (1 machine), ${((100 * pg4.rps) / bareRead).toFixed(1)}% (${machines.length} machines); target 1,000 req/s`);
+        console.log(`  issuance on PostgreSQL / bare read  ${((100 * pg1.rps) / bareRead).toFixed(1)}% (1 machine), ${((100 * pg4.rps) / bareRead).toFixed(1)}% (${machines.length} machines); goal >= 7% of the bare read`);
         await pgPlatform.stop();
       } finally {
         await database.drop();
