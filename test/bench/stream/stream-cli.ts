@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { createPostgresDatabase } from "../../support/db.js";
 import { freePort, roleAllEnv, startRole } from "../../support/processes.js";
 import { sha256File, writeRandom } from "./stream-dataset.js";
 import { bindDemoMachine, call } from "../load.js";
@@ -47,10 +48,16 @@ export async function benchStreamCli(): Promise<void> {
   const dataDir = path.join(root, "data");
   const [http, markets, graphql, anvil, mcr2, altchain, provider] = await Promise.all(Array.from({ length: 7 }, freePort));
   console.error("stream cli: starting the platform ...");
+  // A throw-away database when DATABASE_URL is set (the demo machine it binds must not be bound already), else PGlite.
+  const database = process.env.DATABASE_URL ? await createPostgresDatabase() : null;
   const platform = await startRole(["all"], {
     ...roleAllEnv(dataDir, [http, markets, graphql, anvil, mcr2, altchain, provider]),
     RATE_LIMIT_MARKETS_PER_IP: "1000000000",
-  }, 180_000);
+    DATABASE_URL: database?.url ?? "",
+  }, 180_000).catch(async (error) => {
+    await database?.drop();
+    throw error;
+  });
   let serve: ReturnType<typeof spawn> | null = null;
   try {
     const base = `http://127.0.0.1:${markets}`;
@@ -87,6 +94,7 @@ export async function benchStreamCli(): Promise<void> {
   } finally {
     serve?.kill("SIGTERM");
     await platform.stop();
+    await database?.drop();
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
   }
 }
