@@ -64,11 +64,14 @@ export class DirectPlanner {
     this.facts = facts;
   }
 
-  /** The subgraph that can answer `document` alone, or why it cannot (the operation then goes through the gateway). */
-  decide(document: DocumentNode, operation: OperationDefinitionNode, source: string): DirectRoute | string {
+  /**
+   * The subgraph that can answer `document` (parsed from `text`) alone, or why it cannot (the operation then goes
+   * through the gateway).
+   */
+  decide(document: DocumentNode, operation: OperationDefinitionNode, text: string): DirectRoute | string {
     if (operation.operation === "subscription") return "subscription";
-    let facts = this.facts.get(source);
-    if (!facts) this.facts.set(source, (facts = this.plan(document)));
+    let facts = this.facts.get(text);
+    if (!facts) this.facts.set(text, (facts = this.plan(document)));
     if ("reason" in facts) return facts.reason;
     const serviceName = facts.serviceName;
     const local = this.sources[serviceName as SubgraphName];
