@@ -6,9 +6,10 @@
  * GraphQL's spelling, or a route's `respond` reads the GraphQL value itself (see PASS_THROUGH).
  *
  * For each operation the shim sends, the enum-typed response paths are computed once from the supergraph schema
- * (graphql's TypeInfo + visit over the operation document) and cached; `restSpelling(operation, data)` rewrites the
- * values at those paths before the route's `respond` sees the data. Both spellings are idempotent, so a route that
- * still lowercases a value itself writes the same bytes.
+ * (graphql's TypeInfo + visit over the operation document) and cached, with a walker per operation;
+ * `restSpellingInPlace(operation, data)` rewrites the values at those paths before the route's `respond` sees the
+ * data (`restSpelling` and `mapEnums` do the same on a copy). Both spellings are idempotent, so a route that still
+ * lowercases a value itself writes the same bytes.
  */
 import { getNamedType, isEnumType, parse, TypeInfo, visit, visitWithTypeInfo, type GraphQLSchema } from "graphql";
 import type { ShimOperation } from "../executor.js";
@@ -129,43 +130,23 @@ export function enumTreeOf(operation: ShimOperation): EnumPathTree | null {
 
 type Leaf = (type: string, value: string) => string;
 
-function rewrite(value: unknown, node: EnumPathTree | string, leaf: Leaf): unknown {
-  if (value === null || value === undefined) return value;
-  if (Array.isArray(value)) return value.map((item) => rewrite(item, node, leaf));
-  if (typeof node === "string") return typeof value === "string" ? leaf(node, value) : value;
-  if (typeof value !== "object") return value;
-  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  for (const [key, child] of Object.entries(node)) {
-    if (key in out) out[key] = rewrite(out[key], child, leaf);
-  }
-  return out;
-}
-
-/** The operation's `data` with every enum value in its REST spelling (a copy; `data` itself is left unchanged). */
-export function restSpelling(operation: ShimOperation, data: Record<string, unknown>): Record<string, unknown> {
-  return mapEnums(operation, data, spell);
-}
-
 /**
- * An operation's enum paths as a walker that rewrites in place: each level's keys as an array, each leaf's spelling
- * as a function, so a request pays one property read per path step and no object copies.
+ * An operation's enum paths as a walker that rewrites values in place: each level's keys as an array and each leaf
+ * as a function of its value, so a request pays one property read per path step and no object copies.
  */
 type Walker = (value: unknown) => void;
 
-function walkerOf(node: EnumPathTree | string): Walker {
-  if (typeof node === "string") throw new Error("a walker starts at an object");
-  const steps = Object.entries(node).map(([key, child]): [string, ((value: string) => string) | undefined, Walker | undefined] => {
-    if (typeof child !== "string") return [key, undefined, walkerOf(child)];
-    const spelling = ENUM_SPELLINGS[child];
-    return [key, spelling === "kebab" ? (value) => value.toLowerCase().replace(/_/g, "-") : (value) => value.toLowerCase(), undefined];
-  });
+function walkerOf(node: EnumPathTree, leaf: Leaf): Walker {
+  const steps = Object.entries(node).map(([key, child]): [string, ((value: string) => string) | undefined, Walker | undefined] =>
+    typeof child === "string" ? [key, (value) => leaf(child, value), undefined] : [key, undefined, walkerOf(child, leaf)],
+  );
   const visitObject = (object: Record<string, unknown>) => {
-    for (const [key, leaf, walk] of steps) {
+    for (const [key, spellValue, walk] of steps) {
       const child = object[key];
       if (child === null || child === undefined) continue;
-      if (leaf === undefined) walk!(child);
-      else if (typeof child === "string") object[key] = leaf(child);
-      else if (Array.isArray(child)) spellList(child, leaf);
+      if (spellValue === undefined) walk!(child);
+      else if (typeof child === "string") object[key] = spellValue(child);
+      else if (Array.isArray(child)) spellList(child, spellValue);
     }
   };
   const visit: Walker = (value) => {
@@ -176,36 +157,45 @@ function walkerOf(node: EnumPathTree | string): Walker {
   return visit;
 }
 
-/** A list of enum values (or of such lists), each spelled in place. */
-function spellList(list: unknown[], leaf: (value: string) => string): void {
+/** A list of enum values (or of such lists), each rewritten in place. */
+function spellList(list: unknown[], spellValue: (value: string) => string): void {
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
-    if (typeof item === "string") list[i] = leaf(item);
-    else if (Array.isArray(item)) spellList(item, leaf);
+    if (typeof item === "string") list[i] = spellValue(item);
+    else if (Array.isArray(item)) spellList(item, spellValue);
   }
 }
 
-const walkers = new Map<string, Walker | null>();
+/** The REST spelling walker of each operation, made on first use. */
+const spellers = new Map<string, Walker | null>();
 
 /**
- * `restSpelling` for data the caller owns outright (an executor's fresh result): the same values, rewritten in
- * place and returned, with no copies. The REST handler uses it on every answer.
+ * The operation's `data` with every enum value in its REST spelling, rewritten in place and returned: for data the
+ * caller owns outright (an executor's fresh result). The REST handler uses it on every answer.
  */
 export function restSpellingInPlace(operation: ShimOperation, data: Record<string, unknown>): Record<string, unknown> {
-  let walker = walkers.get(operation.document);
+  let walker = spellers.get(operation.document);
   if (walker === undefined) {
     const tree = enumTreeOf(operation);
-    walker = tree === null ? null : walkerOf(tree);
-    walkers.set(operation.document, walker);
+    walker = tree === null ? null : walkerOf(tree, spell);
+    spellers.set(operation.document, walker);
   }
   walker?.(data);
   return data;
 }
 
-/** The operation's `data` with `leaf(type, value)` at every registered enum path (the OpenAPI generator marks them). */
+/** The operation's `data` with every enum value in its REST spelling (a copy; `data` itself is left unchanged). */
+export function restSpelling(operation: ShimOperation, data: Record<string, unknown>): Record<string, unknown> {
+  return enumTreeOf(operation) === null ? data : restSpellingInPlace(operation, structuredClone(data));
+}
+
+/** A copy of the operation's `data` with `leaf(type, value)` at every registered enum path (the OpenAPI generator marks them). */
 export function mapEnums(operation: ShimOperation, data: Record<string, unknown>, leaf: Leaf): Record<string, unknown> {
   const tree = enumTreeOf(operation);
-  return tree === null ? data : (rewrite(data, tree, leaf) as Record<string, unknown>);
+  if (tree === null) return data;
+  const copy = structuredClone(data);
+  walkerOf(tree, leaf)(copy);
+  return copy;
 }
 
 /** Every value of a registered enum type in its REST spelling, in the schema's order. */

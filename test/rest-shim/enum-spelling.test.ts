@@ -48,27 +48,57 @@ describe("enum spelling registry", () => {
 });
 
 describe("the in-place rewrite the REST handler uses", () => {
-  it("gives every route's sample data (full and sparse) the values of the copying rewrite", () => {
+  it("spells the value at every registered enum path of every route's sample data (full and sparse), and nothing else", () => {
     let spelled = 0;
     for (const route of ROUTES) {
       // As the OpenAPI probe does: a route's documented results where it has them (abstract types), else samples.
       const samples = route.documentedResults ?? (["full", "sparse"] as const).map((variant) => () => sampleData(route.operation, variant));
+      const paths = enumPaths(route.operation.document).filter(({ type }) => ENUM_SPELLINGS[type] !== undefined);
       for (const [index, sample] of samples.entries()) {
-        const fresh = () => structuredClone(typeof sample === "function" ? sample() : sample);
+        const fresh = () => structuredClone(typeof sample === "function" ? sample() : sample) as Record<string, unknown>;
         // Sample data cannot be built for selections on abstract types without documented results (the probe skips
         // those too); their enum paths are walked by the route suites.
         if (!samplable(fresh)) continue;
-        const expected = restSpelling(route.operation, fresh());
+        const original = fresh();
         const data = fresh();
-        const before = JSON.stringify(data);
-        expect(restSpellingInPlace(route.operation, data), `${route.method} ${route.path} (sample ${index})`).toEqual(expected);
-        if (JSON.stringify(data) !== before) spelled++;
+        expect(restSpellingInPlace(route.operation, data)).toBe(data);
+        const name = `${route.method} ${route.path} (sample ${index})`;
+        for (const { path, type } of paths) {
+          const before = valuesAt(original, path);
+          expect(valuesAt(data, path), `${name}: ${path.join(".")}`).toEqual(before.map((value) => (typeof value === "string" ? spell(type, value) : value)));
+          spelled += before.filter((value) => typeof value === "string" && value !== spell(type, value)).length;
+        }
+        // Outside the enum paths nothing changed.
+        const unspelled = (value: Record<string, unknown>) => {
+          const copy = structuredClone(value);
+          for (const { path } of paths) clearAt(copy, path);
+          return copy;
+        };
+        expect(unspelled(data), name).toEqual(unspelled(original));
       }
     }
     // The walk reached enum values (sample data carries each enum's first value, UPPER_CASE).
     expect(spelled).toBeGreaterThan(50);
   });
 });
+
+/** Every value found along `path` (lists flattened at every step). */
+function valuesAt(value: unknown, path: string[]): unknown[] {
+  if (Array.isArray(value)) return value.flatMap((item) => valuesAt(item, path));
+  if (path.length === 0) return [value];
+  if (value === null || typeof value !== "object") return [];
+  return valuesAt((value as Record<string, unknown>)[path[0]!], path.slice(1));
+}
+
+/** Sets the leaves at `path` to null, in place. */
+function clearAt(value: unknown, path: string[]): void {
+  if (Array.isArray(value)) return value.forEach((item) => clearAt(item, path));
+  if (value === null || typeof value !== "object" || path.length === 0) return;
+  const object = value as Record<string, unknown>;
+  if (path.length === 1) {
+    if (path[0]! in object) object[path[0]!] = null;
+  } else clearAt(object[path[0]!], path.slice(1));
+}
 
 describe("every REST route's enum-typed response paths", () => {
   it("have a registry entry or are deliberately passed through", () => {

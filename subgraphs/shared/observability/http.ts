@@ -40,8 +40,9 @@ export interface RequestObservation {
 }
 
 interface RouteLabels {
-  count: CounterSeries;
-  duration: HistogramSeries;
+  /** The metric series (absent with metrics off). */
+  count?: CounterSeries;
+  duration?: HistogramSeries;
   /** The request line's part fixed for this method, route and status. */
   line: string;
 }
@@ -54,15 +55,15 @@ export function observeRequests(app: FastifyInstance, listener: string, options:
   const lines = options.log !== undefined && options.log.isLevelEnabled("info") ? requestLines(options.log, listener) : undefined;
   const metrics = options.metrics !== false;
   if (!lines && !metrics) return;
-  // Metric series per method, route and status, made once: bounded by the route table (and the statuses it answers).
+  // What is fixed per method, route and status, made once: bounded by the route table (and the statuses it answers).
   const labelSets = new Map<string, RouteLabels>();
   const labelsOf = (method: string, route: string, status: number): RouteLabels => {
     const key = `${method} ${status} ${route}`;
     let labels = labelSets.get(key);
     if (labels === undefined) {
       labels = {
-        count: restRequests.series({ listener, method, route, status: String(status) }),
-        duration: restRequestDuration.series({ listener, method, route }),
+        count: metrics ? restRequests.series({ listener, method, route, status: String(status) }) : undefined,
+        duration: metrics ? restRequestDuration.series({ listener, method, route }) : undefined,
         line: lines?.prefix(method, route, status) ?? "",
       };
       labelSets.set(key, labels);
@@ -74,7 +75,7 @@ export function observeRequests(app: FastifyInstance, listener: string, options:
     const status = reply.statusCode;
     const durationMs = reply.elapsedTime;
     const labels = labelsOf(request.method, route, status);
-    if (metrics) {
+    if (labels.count && labels.duration) {
       labels.count.value++;
       restRequestDuration.observe(labels.duration, durationMs / 1000);
       if (status === 429) rateLimitRefusals.inc({ listener, route });
