@@ -1,9 +1,10 @@
 /**
  * The audit log's writer. Every state change of the markets API writes its event with `recordAuditEvent(tx, ...)`
- * INSIDE the Prisma transaction that makes the change: both commit or neither does (a test injects a failure after
+ * INSIDE the transaction that makes the change (a Prisma or a SQL one, common/sql.ts): both commit or neither does (a test injects a failure after
  * the write and finds neither). Reading the log (keyset pages over `id`) is audit-event.repository's job.
  */
 import { Prisma } from "../../shared/db/index.js";
+import { statementOf, type MarketsSql } from "./sql.js";
 
 /** A Prisma interactive-transaction client (the `tx` of `prisma.$transaction(async (tx) => ...)`). */
 export type MarketsTx = Prisma.TransactionClient;
@@ -57,28 +58,42 @@ export interface AuditEventInput {
   occurredAt?: Date;
 }
 
-/** The row of one event. */
-const auditRow = (event: AuditEventInput) => ({
-  kind: event.kind,
-  machineId: event.machineId,
-  actorType: event.actor.type,
-  actorId: event.actor.id ?? null,
-  occurredAt: event.occurredAt ?? new Date(),
-  data: event.data,
-});
+/** The INSERT of `count` events, built once per count: six parameters per event. */
+const insertTexts = new Map<number, string>();
 
-export async function recordAuditEvent(tx: MarketsTx, event: AuditEventInput): Promise<bigint> {
-  const row = await tx.marketAuditEvent.create({ data: auditRow(event), select: { id: true } });
-  return row.id;
+function insertText(count: number): string {
+  let text = insertTexts.get(count);
+  if (text === undefined) {
+    const rows = Array.from({ length: count }, (_, i) => {
+      const n = (k: number) => `$${i * 6 + k}`;
+      return `(${n(1)}, ${n(2)}, ${n(3)}, ${n(4)}, ${n(5)}::timestamptz, ${n(6)}::jsonb)`;
+    });
+    text = `INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data) VALUES ${rows.join(", ")}
+      RETURNING id::text AS id`;
+    insertTexts.set(count, text);
+  }
+  return text;
+}
+
+function insertValues(events: AuditEventInput[]): unknown[] {
+  const values: unknown[] = [];
+  for (const e of events) values.push(e.kind, e.machineId, e.actor.type, e.actor.id ?? null, e.occurredAt ?? new Date(), JSON.stringify(e.data));
+  return values;
+}
+
+/** One event, in the transaction of its change (either kind: common/sql.ts); answers its ID. */
+export async function recordAuditEvent(tx: MarketsSql, event: AuditEventInput): Promise<bigint> {
+  const [row] = await statementOf(tx)<{ id: string }>(insertText(1), insertValues([event]));
+  return BigInt(row!.id);
 }
 
 /**
  * Several events of one change in one multi-row INSERT, in the transaction of the change: their IDs follow the order
  * of `events`, as separate `recordAuditEvent` calls would give them.
  */
-export async function recordAuditEvents(tx: MarketsTx, events: AuditEventInput[]): Promise<void> {
+export async function recordAuditEvents(tx: MarketsSql, events: AuditEventInput[]): Promise<void> {
   if (events.length === 0) return;
-  await tx.marketAuditEvent.createMany({ data: events.map(auditRow) });
+  await statementOf(tx)(insertText(events.length), insertValues(events));
 }
 
 /**

@@ -15,8 +15,16 @@
  * row is returned for callers that need its fields.
  */
 import type { MarketMachine } from "../../shared/db/generated/client.js";
-import type { MarketsTx } from "./audit.repository.js";
+import { statementOf, type MarketsSql } from "./sql.js";
 import { MarketsErrors } from "./errors.js";
+
+/** Every column of market_machine under its Prisma field name (the model's @map names in prisma/schema.prisma). */
+export const MACHINE_COLUMNS = `id, display_name AS "displayName", status, owner_id AS "ownerId", identity_ref AS "identityRef",
+  on_chain_machine_id AS "onChainMachineId", identity_proof AS "identityProof", identity_verified AS "identityVerified",
+  machine_type AS "machineType", runtime_profile AS "runtimeProfile", capabilities, policy_ids AS "policyIds",
+  skill_keys AS "skillKeys", labels, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+const MACHINE_BY_ID = `SELECT ${MACHINE_COLUMNS} FROM market_machine WHERE id = $1`;
 
 /** Market machine IDs are `mach_` + 24 hex characters; anything else cannot name a machine. */
 export const MARKET_MACHINE_ID = /^mach_[0-9a-f]{24}$/;
@@ -35,10 +43,10 @@ export type IdentityFields = Pick<MarketMachine, "identityVerified" | "onChainMa
 export class MachineGuard {
   constructor(private readonly verdicts: IdentityVerdicts) {}
 
-  /** Rule 1 for `marketMachineId`, read in `tx`. */
-  async require(tx: MarketsTx, marketMachineId: string): Promise<MarketMachine> {
+  /** Rule 1 for `marketMachineId`, read in `tx` (either kind of transaction, or the client for a guarded read). */
+  async require(tx: MarketsSql, marketMachineId: string): Promise<MarketMachine> {
     if (!MARKET_MACHINE_ID.test(marketMachineId)) throw MarketsErrors.notFound();
-    const machine = await tx.marketMachine.findUnique({ where: { id: marketMachineId } });
+    const [machine] = await statementOf(tx)<MarketMachine>(MACHINE_BY_ID, [marketMachineId]);
     if (!machine) throw MarketsErrors.notFound();
     return assertActive(machine, await this.identityHolds(machine));
   }

@@ -9,7 +9,7 @@
  * machine's row lock (`lockMachineSpend`) for a machine's. Two spends, on any instance, then never pass on the same sum.
  */
 import { Prisma } from "../../shared/db/generated/client.js";
-import type { MarketsTx } from "./audit.repository.js";
+import { query, type MarketsSql } from "./sql.js";
 
 export type SpendScope = { pairingId: string } | { machineId: string };
 
@@ -18,7 +18,7 @@ const UNSPENT_PURCHASE = ["failed", "cancelled", "expired"];
 
 /** Would `amount` keep the scope's spend of the day within `limit`? `currency` (upper case) counts that currency only. */
 export async function withinDailySpend(
-  tx: MarketsTx,
+  tx: MarketsSql,
   scope: SpendScope,
   amount: string,
   limit: number,
@@ -29,14 +29,17 @@ export async function withinDailySpend(
   const who = "pairingId" in scope ? Prisma.sql`p.id = ${scope.pairingId}` : Prisma.sql`p.machine_id = ${scope.machineId}`;
   const orderCurrency = currency === null ? Prisma.empty : Prisma.sql`AND upper(o.spend_currency) = ${currency}`;
   const purchaseCurrency = currency === null ? Prisma.empty : Prisma.sql`AND upper(s.currency) = ${currency}`;
-  const [row] = await tx.$queryRaw<Array<{ ok: boolean }>>`
+  const [row] = await query<{ ok: boolean }>(
+    tx,
+    Prisma.sql`
     SELECT COALESCE((
         SELECT SUM(o.spend_amount) FROM market_order o JOIN market_agent_pairing p ON p.id = o.agent_pairing_id
         WHERE ${who} AND o.created_at >= ${dayStart} AND o.status <> 'cancelled' ${orderCurrency}), 0)
       + COALESCE((
         SELECT SUM(s.amount::numeric) FROM stream_purchase s JOIN market_agent_pairing p ON p.id = s.agent_pairing_id
         WHERE ${who} AND s.created_at >= ${dayStart} AND s.status NOT IN (${Prisma.join(UNSPENT_PURCHASE)}) ${purchaseCurrency}), 0)
-      + ${amount}::numeric <= ${limit.toString()}::numeric AS ok`;
+      + ${amount}::numeric <= ${limit.toString()}::numeric AS ok`,
+  );
   return row!.ok;
 }
 
@@ -44,6 +47,6 @@ export async function withinDailySpend(
  * The machine's row, locked until the transaction ends: spends of all its pairings under a machine limit queue here.
  * `FOR NO KEY UPDATE`, so rows that merely reference the machine (audit events, orders) are still written meanwhile.
  */
-export async function lockMachineSpend(tx: MarketsTx, machineId: string): Promise<void> {
-  await tx.$executeRaw`SELECT 1 FROM market_machine WHERE id = ${machineId} FOR NO KEY UPDATE`;
+export async function lockMachineSpend(tx: MarketsSql, machineId: string): Promise<void> {
+  await query(tx, Prisma.sql`SELECT 1 FROM market_machine WHERE id = ${machineId} FOR NO KEY UPDATE`);
 }

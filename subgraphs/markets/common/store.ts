@@ -6,6 +6,7 @@ import type { Database } from "../../shared/db/index.js";
 import { inStore } from "../../shared/db/in-store.js";
 import { prismaStatement, type SqlStatement } from "../../shared/db/sql-session.js";
 import type { MarketsTx } from "./audit.repository.js";
+import type { MarketsSql } from "./sql.js";
 import { MarketsErrors } from "./errors.js";
 import type { MachineGuard } from "./machine.guard.js";
 import type { MarketMachine } from "../../shared/db/generated/client.js";
@@ -31,7 +32,7 @@ export class MarketsStore {
   ) {}
 
   /** Global rule 1 for `machineId`, read with `tx` (a transaction, or the client for a guarded read). */
-  requireActiveMachine(tx: MarketsTx, machineId: string): Promise<MarketMachine> {
+  requireActiveMachine(tx: MarketsSql, machineId: string): Promise<MarketMachine> {
     return this.guard.require(tx, machineId);
   }
 
@@ -48,6 +49,24 @@ export class MarketsStore {
   statement<T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> {
     if (this.beforeCommit) return this.write((tx) => work(prismaStatement(tx)));
     return inStore(() => work(this.db.statement), MarketsErrors.storeUnavailable, this.log);
+  }
+
+  /**
+   * A write transaction of plain SQL statements (Database.transaction): the change, its audit event
+   * (auditEventsStatement), then the commit; `beforeCommit` runs before the commit as in `write`. For the hot writes
+   * whose every statement is fixed SQL; a write that needs Prisma's models uses `write`.
+   */
+  sqlWrite<T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> {
+    return inStore(
+      () =>
+        this.db.transaction(async (sql) => {
+          const result = await work(sql);
+          await this.beforeCommit?.();
+          return result;
+        }),
+      MarketsErrors.storeUnavailable,
+      this.log,
+    );
   }
 
   /** A write transaction: the change, its audit event (recordAuditEvent), then the commit. */

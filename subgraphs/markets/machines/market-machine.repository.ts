@@ -5,6 +5,7 @@ import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketMachine, MarketMachineStatus, type MachineIdentityProof } from "./market-machine.type.js";
 import { type PageRequest, createdAtKeyset, createdAtPage } from "../common/pagination.js";
 import type { MarketsStore } from "../common/store.js";
+import { MACHINE_COLUMNS } from "../common/machine.guard.js";
 
 export type { MarketMachineRow };
 
@@ -29,15 +30,10 @@ export function toMarketMachine(row: MarketMachineRow): MarketMachine {
   };
 }
 
-/** Every column of market_machine under its Prisma field name (the model's @map names in prisma/schema.prisma). */
-const LIST_COLUMNS = `id, display_name AS "displayName", status, owner_id AS "ownerId", identity_ref AS "identityRef",
-  on_chain_machine_id AS "onChainMachineId", identity_proof AS "identityProof", identity_verified AS "identityVerified",
-  machine_type AS "machineType", runtime_profile AS "runtimeProfile", capabilities, policy_ids AS "policyIds",
-  skill_keys AS "skillKeys", labels, created_at AS "createdAt", updated_at AS "updatedAt"`;
 /** `identityProof: { not: Prisma.DbNull }`, ordered by the (created_at, id) index. */
-const LIST_FIRST = `SELECT ${LIST_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
+const LIST_FIRST = `SELECT ${MACHINE_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
   ORDER BY created_at, id LIMIT $1::int`;
-const LIST_AFTER = `SELECT ${LIST_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
+const LIST_AFTER = `SELECT ${MACHINE_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
   AND (created_at > $1::timestamptz OR (created_at = $1::timestamptz AND id > $2::text))
   ORDER BY created_at, id LIMIT $3::int`;
 
@@ -55,7 +51,7 @@ export class MarketMachineRepository {
   /**
    * Records with a stored identity proof, oldest first (keyset on createdAt, id). The public list is the markets
    * stack's hot read, so it is one fixed parameterised statement on the pool (a prepared statement per connection on
-   * PostgreSQL) instead of Prisma's query pipeline; the rows have Prisma's shape (LIST_COLUMNS).
+   * PostgreSQL) instead of Prisma's query pipeline; the rows have Prisma's shape (MACHINE_COLUMNS).
    */
   async listWithProof(page: PageRequest): Promise<{ items: MarketMachineRow[]; nextCursor: string | null }> {
     // The keyset checks the cursor's instant (VALIDATION_ERROR when it does not parse); the statement gets it as

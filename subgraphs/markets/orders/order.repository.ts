@@ -6,6 +6,7 @@ import type { MarketOrder as OrderRow, MarketPayment as PaymentRow, Prisma } fro
 import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
 import { lockRowById } from "../common/row-lock.repository.js";
+import { column, statementOf, type MarketsSql } from "../common/sql.js";
 import { withinDailySpend } from "../common/spend.repository.js";
 import { FINISHED_ORDER_STATUSES, orderSourcesOf, paymentSourcesOf, type OrderStatus, type PaymentStatus } from "./order.states.js";
 
@@ -14,7 +15,7 @@ export type { OrderRow, PaymentRow };
 export const ORDER_ID = /^ord_[a-z2-7]{16}$/;
 
 /** The order, locked until the transaction ends (FOR UPDATE): concurrent writes on one order run one after another. */
-export async function lockOrder(tx: MarketsTx, orderId: string): Promise<OrderRow> {
+export async function lockOrder(tx: MarketsSql, orderId: string): Promise<OrderRow> {
   if (!ORDER_ID.test(orderId)) throw MarketsErrors.notFound();
   const order = await lockRowById<OrderRow>(tx, "market_order", orderId);
   if (!order) throw MarketsErrors.notFound();
@@ -33,19 +34,43 @@ export function assertOpen(order: OrderRow): void {
  * read again (the status triggers only check transitions; patches are plain values, `undefined` leaves a field).
  */
 export async function transitionOrder(
-  tx: MarketsTx,
+  tx: MarketsSql,
   order: OrderRow,
   to: OrderStatus,
   now: Date,
-  patch: Prisma.MarketOrderUpdateManyMutationInput = {},
+  patch: OrderPatch = {},
 ): Promise<OrderRow> {
   assertOpen(order);
-  const from = orderSourcesOf(to);
-  const { count } = await tx.marketOrder.updateMany({ where: { id: order.id, status: { in: from } }, data: { ...patch, status: to, updatedAt: now } });
-  if (count !== 1) throw MarketsErrors.orderStateInvalid();
+  const fields = Object.keys(patch).filter((field) => patch[field as keyof OrderPatch] !== undefined) as Array<keyof OrderPatch>;
+  const values: unknown[] = fields.map((field) => (JSON_FIELDS.has(field) ? JSON.stringify(patch[field]) : patch[field]));
+  values.push(to, now, order.id, orderSourcesOf(to));
+  const updated = await statementOf(tx)(transitionText(fields), values);
+  if (updated.length !== 1) throw MarketsErrors.orderStateInvalid();
   const after: Record<string, unknown> = { ...order };
   for (const [field, value] of Object.entries(patch)) if (value !== undefined) after[field] = value;
   return { ...(after as OrderRow), status: to, updatedAt: now };
+}
+
+/** The order fields a transition may set besides its status (undefined leaves a field as it is). */
+export type OrderPatch = Partial<
+  Pick<OrderRow, "taskId" | "routeId" | "runId" | "outcomeId" | "executingDeadline" | "errorMessage"> & { handoff: unknown; resolution: unknown }
+>;
+
+const JSON_FIELDS = new Set<string>(["handoff", "resolution"]);
+/** The UPDATE per set of patched fields (a handful of fixed sets): each text is prepared once per connection. */
+const transitionTexts = new Map<string, string>();
+
+function transitionText(fields: string[]): string {
+  const key = fields.join(",");
+  let text = transitionTexts.get(key);
+  if (text === undefined) {
+    const sets = fields.map((field, i) => `${column(field)} = $${i + 1}${JSON_FIELDS.has(field) ? "::jsonb" : ""}`);
+    const n = fields.length;
+    sets.push(`status = $${n + 1}`, `updated_at = $${n + 2}`);
+    text = `UPDATE market_order SET ${sets.join(", ")} WHERE id = $${n + 3} AND status = ANY($${n + 4}::text[]) RETURNING id`;
+    transitionTexts.set(key, text);
+  }
+  return text;
 }
 
 /** The payment counterpart of transitionOrder (ORDER_STATE_INVALID when the payment is not in a source status). */
@@ -67,6 +92,6 @@ export async function transitionPayment(
  * orders and stream purchases (common/spend.repository.ts, one sum for both). The caller holds the pairing's row lock
  * (PairingService.authenticate), so two spends of one pairing, on any instance, cannot both pass on the same sum.
  */
-export function withinDailyLimit(tx: MarketsTx, pairingId: string, amount: string, limit: number, now: Date): Promise<boolean> {
+export function withinDailyLimit(tx: MarketsSql, pairingId: string, amount: string, limit: number, now: Date): Promise<boolean> {
   return withinDailySpend(tx, { pairingId }, amount, limit, now);
 }

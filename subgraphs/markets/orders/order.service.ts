@@ -25,6 +25,7 @@ import { checkDelegation } from "./pairing.policy.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 import type { MarketsStore } from "../common/store.js";
 import type { MarketsTx } from "../common/audit.repository.js";
+import type { MarketsSql, SqlStatement } from "../common/sql.js";
 import { decodeCursor, jsonObject, newId, olderThan, pageLimit, pageOf, text, type JsonObject, type MachineCheck } from "../common/support.js";
 
 export interface CreateOrderInput {
@@ -99,14 +100,32 @@ export class OrderService {
    * locked read finds it due, the transaction ends without a write, the recovery runs (its own transaction and
    * refund) and the write starts again.
    */
-  async agentWrite<T>(
+  agentWrite<T>(
     token: string | null | undefined,
     orderId: string,
     work: (tx: MarketsTx, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
   ): Promise<T> {
+    return this.agentWriteIn((step) => this.store.write(step), token, orderId, work);
+  }
+
+  /** `agentWrite` in a SQL transaction (MarketsStore.sqlWrite), for writes whose every statement is SQL. */
+  agentSqlWrite<T>(
+    token: string | null | undefined,
+    orderId: string,
+    work: (sql: SqlStatement, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+  ): Promise<T> {
+    return this.agentWriteIn((step) => this.store.sqlWrite(step), token, orderId, work);
+  }
+
+  private async agentWriteIn<Tx extends MarketsSql, T>(
+    transaction: (step: (tx: Tx) => Promise<T>) => Promise<T>,
+    token: string | null | undefined,
+    orderId: string,
+    work: (tx: Tx, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+  ): Promise<T> {
     const claims = await this.pairings.precheck(token);
     const attempt = (recoverable: boolean) =>
-      this.store.write(async (tx) => {
+      transaction(async (tx) => {
         const order = await lockOrder(tx, orderId);
         if (recoverable && this.recovery && executionDue(order, new Date(this.clock.now()))) throw new RecoveryDue();
         const machine = await this.store.requireActiveMachine(tx, order.machineId);

@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
-import type { MarketsTx } from "../common/audit.repository.js";
+import type { MarketsSql } from "../common/sql.js";
 import { MarketsErrors } from "../common/errors.js";
 import { withinDailyLimit } from "./order.repository.js";
 
@@ -86,7 +86,7 @@ export function checkAmount(policy: DelegationPolicy, amount: string, currency: 
  * PairingService.authenticate: lists, currency, per-transaction limit, then the day's sum.
  */
 export async function checkDelegation(
-  tx: MarketsTx,
+  tx: MarketsSql,
   pairingId: string,
   policy: DelegationPolicy,
   target: { skillKey: string; serviceId: string },

@@ -40,6 +40,7 @@ import { newId } from "../common/support.js";
 import { agentIdentity, optionalText, pairingView } from "./pairing.views.js";
 import { pairingProof } from "./pairing.proof.js";
 import { lockPairing } from "./pairing.repository.js";
+import type { MarketsSql } from "../common/sql.js";
 
 export { agentIdentity, pairingView } from "./pairing.views.js";
 
@@ -258,7 +259,7 @@ export class PairingService {
    * the same pairing waits; the daily limit's sum (orders/order.repository.ts) relies on this lock. `verified`: the
    * claims `precheck` answered for this token in this request (the signature and expiry are not checked twice).
    */
-  async authenticate(tx: MarketsTx, token: string | null | undefined, machineId: string | null, verified?: PairingClaims): Promise<AgentSession> {
+  async authenticate(tx: MarketsSql, token: string | null | undefined, machineId: string | null, verified?: PairingClaims): Promise<AgentSession> {
     if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
     const claims = verified ?? (await this.tokens.verify(token, this.clock.now()));
     if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();

@@ -12,7 +12,7 @@
  *   so spends of several pairings of one machine, on any instance, queue for the sum.
  * - `custom`, and a stored policy whose rules do not parse for its kind: not applied.
  */
-import type { MarketsTx } from "../common/audit.repository.js";
+import { statementOf, type MarketsSql } from "../common/sql.js";
 import { MarketsErrors } from "../common/errors.js";
 import { lockMachineSpend, withinDailySpend } from "../common/spend.repository.js";
 import { allowsUse, storedRules, type ParsedRules, type PolicySubject } from "./policy.rules.js";
@@ -48,24 +48,25 @@ export function policySubjectOf(
  * The active policies that apply to the machine, oldest first, with their parsed rules (unparseable ones left out).
  * `policyIds`: the machine's `policyIds` when the caller already read its row in this transaction (rule 1).
  */
-export async function applicablePolicies(tx: MarketsTx, machineId: string, policyIds?: string[]): Promise<Array<{ id: string; parsed: ParsedRules }>> {
-  const machine = policyIds ? { policyIds } : await tx.marketMachine.findUnique({ where: { id: machineId }, select: { policyIds: true } });
-  const rows = await tx.marketsPolicy.findMany({
-    where: {
-      status: "active",
-      kind: { in: ["access", "routing", "compliance", "spend"] },
-      OR: [{ machineIds: { isEmpty: true } }, { machineIds: { has: machineId } }, { id: { in: machine?.policyIds ?? [] } }],
-    },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
+export async function applicablePolicies(tx: MarketsSql, machineId: string, policyIds?: string[]): Promise<Array<{ id: string; parsed: ParsedRules }>> {
+  const sql = statementOf(tx);
+  const ids = policyIds ?? (await sql<{ policyIds: string[] }>(MACHINE_POLICY_IDS, [machineId]))[0]?.policyIds ?? [];
+  const rows = await sql<{ id: string; kind: string; rules: unknown }>(APPLICABLE_POLICIES, [machineId, ids]);
   return rows.flatMap((row) => {
     const parsed = storedRules(row.kind, row.rules);
     return parsed ? [{ id: row.id, parsed }] : [];
   });
 }
 
+const MACHINE_POLICY_IDS = `SELECT policy_ids AS "policyIds" FROM market_machine WHERE id = $1`;
+/** Active policies of the enforced kinds for every machine, naming the machine, or named by its `policyIds`. */
+const APPLICABLE_POLICIES = `SELECT id, kind, rules FROM markets_policy
+  WHERE status = 'active' AND kind IN ('access', 'routing', 'compliance', 'spend')
+    AND (cardinality(machine_ids) = 0 OR $1::text = ANY(machine_ids) OR id = ANY($2::text[]))
+  ORDER BY created_at, id`;
+
 /** Refuses the use of the subject's service (and the spend, when given) that an applicable policy does not allow. */
-export async function enforceMachinePolicies(tx: MarketsTx, subject: PolicySubject, spend: PolicySpend | null, policyIds?: string[]): Promise<void> {
+export async function enforceMachinePolicies(tx: MarketsSql, subject: PolicySubject, spend: PolicySpend | null, policyIds?: string[]): Promise<void> {
   const policies = await applicablePolicies(tx, subject.machineId, policyIds);
   let locked = false;
   for (const { parsed } of policies) {

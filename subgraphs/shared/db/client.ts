@@ -17,6 +17,7 @@ import { observePool } from "../observability/metrics.js";
 import { timeTransactions } from "./transaction-metrics.js";
 import { statementNamer } from "./statement-names.js";
 import { pgClientSession, pgliteSession, poolStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
+import { poolTransaction, prismaTransaction, type SqlTransaction } from "./sql-transaction.js";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -32,6 +33,11 @@ export interface Database {
    * pipeline), on PGlite through Prisma (the one embedded connection is Prisma's to schedule).
    */
   statement: SqlStatement;
+  /**
+   * An interactive transaction of plain SQL statements (sql-transaction.ts): on PostgreSQL one pooled connection
+   * between BEGIN and COMMIT, on PGlite a Prisma interactive transaction; same timeout and metrics as Prisma's.
+   */
+  transaction: SqlTransaction;
 }
 
 export interface DatabaseConfig {
@@ -98,6 +104,7 @@ async function openPglite(dir: string | undefined, transactions: { maxWait: numb
     prisma,
     kind: "pglite",
     statement: prismaStatement(prisma),
+    transaction: prismaTransaction(prisma),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
       await prisma.$disconnect();
@@ -156,6 +163,7 @@ async function openPostgres(
     prisma,
     kind: "postgres",
     statement: poolStatement(pool, name),
+    transaction: poolTransaction(pool, name, transactions.timeout),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
       unobserve();

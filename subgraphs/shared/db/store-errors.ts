@@ -96,9 +96,27 @@ export function toStoreError(error: unknown): unknown {
 
 /** A unique constraint rejected the write (P2002); `constraint` narrows it to one index, e.g. `verify_challenge_nonce_hash_key`. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2002") return false;
-  if (constraint === undefined) return true;
-  return uniqueConstraintName(error) === constraint;
+  const name = uniqueViolationConstraint(error);
+  if (name === false) return false;
+  return constraint === undefined || name === constraint;
+}
+
+/**
+ * The violated unique index's name (undefined when the error does not say), or false for any other error. Prisma's
+ * model queries report P2002; a raw query (P2010) and pg itself (a statement on the pool: Database.transaction) carry
+ * SQLSTATE 23505.
+ */
+function uniqueViolationConstraint(error: unknown): string | undefined | false {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (error.code === "P2002") return uniqueConstraintName(error);
+    const cause = driverAdapterCause(error.meta?.driverAdapterError);
+    if (cause?.originalCode !== "23505") return false;
+    return cause.constraint?.index ?? cause.originalMessage?.match(/unique constraint "([^"]+)"/)?.[1];
+  }
+  if (error instanceof Error && "severity" in error && (error as { code?: unknown }).code === "23505") {
+    return (error as { constraint?: string }).constraint;
+  }
+  return false;
 }
 
 /** adapter-pg names the index; the PGlite adapter only lists columns, but both keep PostgreSQL's message. */

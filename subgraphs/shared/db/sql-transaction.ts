@@ -1,0 +1,86 @@
+/**
+ * An interactive transaction of plain SQL statements (`Database.transaction`): the hot writes of the markets API run
+ * their few fixed statements in one, instead of Prisma's model queries (each of which costs several hundred
+ * microseconds of Prisma's pipeline before the driver sees it).
+ *
+ * On PostgreSQL the transaction is one pooled connection between BEGIN and COMMIT, its statements named (prepared)
+ * like the rest of the platform's (statement-names.ts). It keeps the rules Prisma's interactive transactions keep:
+ * waiting for a connection is bounded by the pool's connect timeout, and a transaction still running after
+ * `timeoutMs` (DB_TRANSACTION_TIMEOUT_MS) is ended: its connection is closed, so the server rolls it back and any
+ * statement it is waiting on fails, and it answers as a store outage (the client retries), having written nothing.
+ * Every transaction is observed in `db_transaction_duration_seconds` with its outcome.
+ *
+ * On PGlite (one embedded connection that Prisma's adapter schedules) the same work runs in a Prisma interactive
+ * transaction through its raw queries, so it queues with every other transaction as before.
+ *
+ * Values: statements see the same decoding on both (timestamptz as Date, json and jsonb parsed, arrays as arrays);
+ * numeric and bigint columns differ (pg answers strings, Prisma's raw queries Decimal and BigInt), so statements cast
+ * them to text where they read them.
+ */
+import type pg from "pg";
+import { StoreUnavailableError } from "../errors.js";
+import { dbTransactionDuration, secondsSince } from "../observability/metrics.js";
+import type { PrismaClient } from "./generated/client.js";
+import { prismaStatement, type SqlStatement } from "./sql-session.js";
+import type { StatementNamer } from "./statement-names.js";
+
+/** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+export type SqlTransaction = <T>(work: (sql: SqlStatement) => Promise<T>) => Promise<T>;
+
+class TransactionExpired extends Error {
+  constructor(timeoutMs: number) {
+    super(`the transaction ran past its timeout of ${timeoutMs} ms and was rolled back`);
+  }
+}
+
+export function poolTransaction(pool: pg.Pool, name: StatementNamer, timeoutMs: number): SqlTransaction {
+  return async <T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> => {
+    const started = process.hrtime.bigint();
+    let outcome = "rollback";
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      dbTransactionDuration.observe({ database: "postgres", outcome }, secondsSince(started));
+      throw error;
+    }
+    let released = false;
+    let expired: TransactionExpired | undefined;
+    const release = (error?: Error) => {
+      if (released) return;
+      released = true;
+      client.release(error);
+    };
+    // Closing the connection is the one way to end a transaction whose statement is still running (a lock wait).
+    const timer = setTimeout(() => {
+      expired = new TransactionExpired(timeoutMs);
+      release(expired);
+    }, timeoutMs);
+    const sql: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
+      if (expired) throw new StoreUnavailableError(expired);
+      return (await client.query({ name: name(text), text, values: values as unknown[] })).rows as Row[];
+    };
+    try {
+      await sql("BEGIN", []);
+      const result = await work(sql);
+      await sql("COMMIT", []);
+      outcome = "commit";
+      return result;
+    } catch (error) {
+      if (!expired && !released) {
+        // A connection that cannot even roll back is broken: it is closed instead of going back to the pool.
+        await client.query("ROLLBACK").catch((rollback: Error) => release(rollback));
+      }
+      throw expired ? new StoreUnavailableError(expired) : error;
+    } finally {
+      clearTimeout(timer);
+      release();
+      dbTransactionDuration.observe({ database: "postgres", outcome }, secondsSince(started));
+    }
+  };
+}
+
+/** PGlite: the same work in a Prisma interactive transaction (timed by the client's own `$transaction`). */
+export function prismaTransaction(prisma: PrismaClient): SqlTransaction {
+  return <T>(work: (sql: SqlStatement) => Promise<T>) => prisma.$transaction((tx) => work(prismaStatement(tx)));
+}
