@@ -57,7 +57,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
   const machines = buildMachineServices(runtime, store, identity, clock);
   const work = await buildWorkServices(runtime, clock, {
     store,
-    endpoints: (machineId, providerKey, tx) => liveEndpoint(() => machines.runtimeEndpoints.resolveForExecution(tx ?? db.prisma, machineId, providerKey)),
+    endpoints: (machineId, providerKey, tx) => liveEndpoint(() => machines.runtimeEndpoints.resolveForExecution(tx ?? db.statement, machineId, providerKey)),
   });
   const orders = buildOrderServices(runtime, store, work, clock);
   const streamSeller = buildStreamSellerServices(runtime, store, clock);

@@ -1,6 +1,7 @@
 /** Runtime endpoints (model MarketRuntimeEndpoint): one per machine and provider key. */
 import type { MarketRuntimeEndpoint as RuntimeEndpointRow } from "../../shared/db/generated/client.js";
 import type { MarketsTx } from "../common/audit.repository.js";
+import { statementOf, type MarketsSql } from "../common/sql.js";
 
 export type { RuntimeEndpointRow };
 
@@ -19,9 +20,18 @@ export interface EndpointValues {
   agentId: string | null;
 }
 
+/** One endpoint under its Prisma field names. */
+const ENDPOINT_BY_KEY = `SELECT machine_id AS "machineId", provider_key AS "providerKey", source, endpoint_base_url AS "endpointBaseUrl",
+  label, auth_type AS "authType", auth_token_cipher AS "authTokenCipher", model_alias AS "modelAlias",
+  network_scope AS "networkScope", probe_path AS "probePath", status, lease_expires_at AS "leaseExpiresAt",
+  agent_id AS "agentId", created_at AS "createdAt", updated_at AS "updatedAt"
+  FROM market_runtime_endpoint WHERE machine_id = $1 AND provider_key = $2`;
+
 export class RuntimeEndpointRepository {
-  find(tx: MarketsTx, machineId: string, providerKey: string): Promise<RuntimeEndpointRow | null> {
-    return tx.marketRuntimeEndpoint.findUnique({ where: { machineId_providerKey: { machineId, providerKey } } });
+  /** The endpoint, read in `tx`: either kind of transaction (common/sql.ts), or a client for a plain read. */
+  async find(tx: MarketsSql, machineId: string, providerKey: string): Promise<RuntimeEndpointRow | null> {
+    const [row] = await statementOf(tx)<RuntimeEndpointRow>(ENDPOINT_BY_KEY, [machineId, providerKey]);
+    return row ?? null;
   }
 
   /** A page ordered by provider key, after `afterKey`; `limit + 1` rows (pagination.ts). */

@@ -26,6 +26,7 @@ import {
   type RuntimeNetworkScope,
 } from "./runtime-endpoint.type.js";
 import type { MarketsStore } from "../common/store.js";
+import type { MarketsSql } from "../common/sql.js";
 
 const PLATFORM: AuditActor = { type: "platform" };
 const PROVIDER_KEY = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -192,7 +193,7 @@ export class RuntimeEndpointService {
    * For the task executor: the live endpoint of `providerKey` on the machine with its decrypted credentials, read in
    * the caller's transaction. NOT_FOUND when there is none, or its agent lease lapsed (not served as live).
    */
-  async resolveForExecution(tx: MarketsTx, machineId: string, rawProviderKey: string): Promise<ExecutionEndpoint> {
+  async resolveForExecution(tx: MarketsSql, machineId: string, rawProviderKey: string): Promise<ExecutionEndpoint> {
     const providerKey = providerKeyOf(rawProviderKey);
     const row = await this.endpoints.find(tx, machineId, providerKey);
     if (!row || !this.view(row).live) throw MarketsErrors.notFound();

@@ -17,13 +17,17 @@
  * goes back to ready and the task to its state before the claim, while the claim is still this call's. The
  * answer's status is the execution's (the provider's status, 202 for a handoff).
  */
-import { recordAuditEvents, type AuditActor, type AuditEventInput, type MarketsTx } from "../common/audit.repository.js";
+import type { AuditActor, AuditEventInput } from "../common/audit.repository.js";
+import { MarketsErrors } from "../common/errors.js";
+import { camelRow, type MarketsSql, type SqlStatement } from "../common/sql.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
+import { insertClaimedTask } from "../work/execution.repository.js";
 import { routeRequired, type Attempt, type Execution, type TaskExecutor } from "../work/task.executor.js";
 import type { MarketsRoute, MarketsTask } from "../work/task.repository.js";
 import { taskStateInvalid, type TaskService } from "../work/task.service.js";
 import { routeView, taskView } from "../work/task.views.js";
-import { lockOrder, transitionOrder, type OrderRow, type PaymentRow } from "./order.repository.js";
+import { assertOpen, lockOrder, transitionOrder, type OrderPatch, type OrderRow, type PaymentRow } from "./order.repository.js";
+import { orderSourcesOf, type OrderStatus } from "./order.states.js";
 import { orderView, type OrderService, type OrderView } from "./order.service.js";
 import { newId, workAuditEvent } from "../common/support.js";
 
@@ -38,7 +42,7 @@ export interface OrderExecution extends Execution {
  */
 export interface ExecutionPayments {
   settleBeforeRun(orderId: string, actor: AuditActor, payment: PaymentRow | null): Promise<void>;
-  autoConfirm(tx: MarketsTx, order: OrderRow, actor: AuditActor, now: Date): Promise<OrderRow>;
+  autoConfirm(tx: MarketsSql, order: OrderRow, actor: AuditActor, now: Date): Promise<OrderRow>;
 }
 
 export class OrderExecutor {
@@ -55,59 +59,67 @@ export class OrderExecutor {
     const clock = this.orders.clock;
     const started = new Date(clock.now());
     const deadline = new Date(started.getTime() + this.deadlineMs);
-    const claim = await this.orders.agentWrite(token, orderId, (tx, order, session, machine) => this.claim(tx, order, session.actor, machine.policyIds, started, deadline));
+    const claim = await this.orders.agentSqlWrite(token, orderId, (sql, order, session, machine) => this.claim(sql, order, session.actor, machine.policyIds, started, deadline));
     let attempt: Attempt;
     try {
       await this.payments?.settleBeforeRun(orderId, claim.actor, claim.payment);
       attempt = await this.executor.attempt(claim.task, claim.route, claim.service, claim.endpoint);
     } catch (error) {
       // Back to ready (the task to its state before) only while the claim is still this call's: a recovered order stays failed.
-      await this.orders.store.write(async (tx) => {
-        const current = await lockOrder(tx, orderId);
+      await this.orders.store.sqlWrite(async (sql) => {
+        const current = await lockOrder(sql, orderId);
         if (current.status !== "executing") return;
         const now = new Date(clock.now());
-        await transitionOrder(tx, current, "ready", now);
-        await this.tasks.repo.claim(tx, claim.task.id, ["executing"], claim.task.status, now);
+        await transitionOrder(sql, current, "ready", now);
+        await this.tasks.repo.claim(sql, claim.task.id, ["executing"], claim.task.status, now);
       });
       throw error;
     }
     const { order, actor, task, route, service } = claim;
-    const { execution, finished } = await this.orders.store.write(async (tx) => {
+    const { execution, finished } = await this.orders.store.sqlWrite(async (sql) => {
       // The order's row first, as the recovery takes it (then the task's): the two never wait on each other crosswise.
-      const current = await lockOrder(tx, orderId);
-      const { execution, event } = await this.executor.recordInTx(tx, task, claim.claimed, route, service, attempt, started);
-      const next = execution.run.status === "succeeded" ? "delivered" : execution.run.status === "handoff" ? "handoff" : "failed";
-      const now = new Date(clock.now());
-      let after = await transitionOrder(tx, current, next, now, {
-        runId: execution.run.id,
-        outcomeId: execution.outcome.id,
-        handoff: (execution.handoff ?? undefined) as never,
-        errorMessage: next === "failed" ? `execution failed (${execution.run.errorReason ?? "provider_status"}, HTTP ${execution.httpStatus})` : null,
-      });
-      await recordAuditEvents(tx, [
-        workAuditEvent(clock, event),
-        {
+      const current = await lockOrder(sql, orderId);
+      let next = "failed" as OrderStatus;
+      let now = started;
+      let patch: OrderPatch = {};
+      // Run, outcome, task, the order's transition and both events in one statement (work/execution.repository.ts).
+      const { execution, orderMoved } = await this.executor.recordInTx(sql, task, claim.claimed, route, service, attempt, started, (execution, event) => {
+        next = execution.run.status === "succeeded" ? "delivered" : execution.run.status === "handoff" ? "handoff" : "failed";
+        now = new Date(clock.now());
+        patch = {
+          runId: execution.run.id,
+          outcomeId: execution.outcome.id,
+          handoff: execution.handoff ?? undefined,
+          errorMessage: next === "failed" ? `execution failed (${execution.run.errorReason ?? "provider_status"}, HTTP ${execution.httpStatus})` : null,
+        };
+        const executed: AuditEventInput = {
           kind: "market.order.executed",
           machineId: order.machineId,
           actor,
           occurredAt: now,
           data: { orderId, taskId: task.id, runId: execution.run.id, httpStatus: execution.httpStatus, before: { status: "executing" }, after: { status: next } },
-        },
-      ]);
+        };
+        const record = { orderId, to: next, sources: orderSourcesOf(next), now, handoff: patch.handoff ?? null, errorMessage: patch.errorMessage ?? null };
+        return { order: record, events: [workAuditEvent(clock, event), executed] };
+      });
+      // transitionOrder's checks, in its order: a finished order is ORDER_CLOSED, any other source ORDER_STATE_INVALID.
+      assertOpen(current);
+      if (!orderMoved) throw MarketsErrors.orderStateInvalid();
+      let after = patched(current, next, now, patch);
       // Only an x402 payment confirms on delivery (its rail is fixed at the intent).
-      if (next === "delivered" && this.payments && claim.payment?.rail === "x402") after = await this.payments.autoConfirm(tx, after, actor, now);
+      if (next === "delivered" && this.payments && claim.payment?.rail === "x402") after = await this.payments.autoConfirm(sql, after, actor, now);
       return { execution, finished: after };
     });
     return { ...execution, order: orderView(finished) };
   }
 
-  /** Step 1 inside the order's write transaction (the order locked, its machine and the pairing checked). */
-  private async claim(tx: MarketsTx, order: OrderRow, actor: AuditActor, policyIds: string[], started: Date, deadline: Date) {
+  /** Step 1 inside the order's SQL write transaction (the order locked, its machine and the pairing checked). */
+  private async claim(sql: SqlStatement, order: OrderRow, actor: AuditActor, policyIds: string[], started: Date, deadline: Date) {
     if (order.status !== "ready") throw this.orders.stateError(order);
     const repo = this.tasks.repo;
-    const existing = order.taskId === null ? null : await repo.task(order.machineId, order.taskId, tx);
+    const existing = order.taskId === null ? null : await repo.task(order.machineId, order.taskId, sql);
     const route: MarketsRoute | null = existing
-      ? await repo.route(existing.routeId, tx)
+      ? await repo.route(existing.routeId, sql)
       : {
           id: newId("route"),
           machineId: order.machineId,
@@ -121,14 +133,18 @@ export class OrderExecutor {
           createdAt: started,
         };
     if (!route) throw routeRequired();
-    const { service, endpoint } = await this.executor.prepare(order.machineId, route, tx);
-    await enforceMachinePolicies(tx, policySubjectOf(order.machineId, service), null, policyIds);
-    const events: AuditEventInput[] = [];
+    const { service, endpoint } = await this.executor.prepare(order.machineId, route, sql);
+    await enforceMachinePolicies(sql, policySubjectOf(order.machineId, service), null, policyIds);
+    const patch = { taskId: "", routeId: route.id, executingDeadline: deadline };
     let task: MarketsTask;
+    let payment: PaymentRow | null;
     if (existing) {
       // A ready order keeps the task of an attempt that threw before any answer: claimed again from where it was.
-      if (!(await repo.claim(tx, existing.id, ["resolved", "failed"], "executing", started, deadline))) throw taskStateInvalid();
+      if (!(await repo.claim(sql, existing.id, ["resolved", "failed"], "executing", started, deadline))) throw taskStateInvalid();
       task = existing;
+      patch.taskId = task.id;
+      await transitionOrder(sql, order, "executing", started, patch);
+      payment = (await sql<Record<string, unknown>>(PAYMENT_OF_ORDER, [order.id])).map((row) => camelRow<PaymentRow>(row))[0] ?? null;
     } else {
       task = {
         id: newId("task"),
@@ -144,18 +160,31 @@ export class OrderExecutor {
         updatedAt: started,
       };
       route.taskId = task.id;
-      // Created resolved and claimed in the same transaction: stored `executing` at once, nobody saw it between.
-      await tx.marketsTask.create({ data: { ...task, input: task.input as never, candidates: [], status: "executing", executingDeadline: deadline } });
-      await tx.marketsRoute.create({ data: route });
+      patch.taskId = task.id;
       const view = taskView(task, route);
       const event = { machineId: order.machineId, actor: actor as never, entityType: "task", entityId: task.id };
-      events.push(workAuditEvent(this.orders.clock, { ...event, kind: "task.created", payload: { after: view, orderId: order.id } }));
-      events.push(workAuditEvent(this.orders.clock, { ...event, kind: "task.resolved", payload: { after: view, route: routeView(route), orderId: order.id } }));
+      const events = [
+        workAuditEvent(this.orders.clock, { ...event, kind: "task.created", payload: { after: view, orderId: order.id } }),
+        workAuditEvent(this.orders.clock, { ...event, kind: "task.resolved", payload: { after: view, route: routeView(route), orderId: order.id } }),
+      ];
+      // Created resolved and claimed in the same statement: stored `executing` at once, nobody saw it between. The
+      // order's transition is transitionOrder's (the row is locked and ready, checked above) in the same statement.
+      assertOpen(order);
+      const claimed = await insertClaimedTask(sql, task, route, deadline, { orderId: order.id, sources: orderSourcesOf("executing") }, events);
+      if (!claimed.moved) throw MarketsErrors.orderStateInvalid();
+      payment = claimed.payment;
     }
-    const after = await transitionOrder(tx, order, "executing", started, { taskId: task.id, routeId: route.id, executingDeadline: deadline });
-    await recordAuditEvents(tx, events);
-    const payment = this.payments ? await tx.marketPayment.findUnique({ where: { orderId: order.id } }) : null;
+    const after = patched(order, "executing", started, patch);
     const claimed: MarketsTask = { ...task, status: "executing", updatedAt: started, executingDeadline: deadline };
-    return { order: after, actor, task, claimed, route, service, endpoint, payment };
+    return { order: after, actor, task, claimed, route, service, endpoint, payment: this.payments ? payment : null };
   }
 }
+
+/** The row a transition leaves (as transitionOrder answers it): `order` with the patch's defined fields, status and time. */
+function patched(order: OrderRow, to: OrderStatus, now: Date, patch: OrderPatch): OrderRow {
+  const after: Record<string, unknown> = { ...order };
+  for (const [field, value] of Object.entries(patch)) if (value !== undefined) after[field] = value;
+  return { ...(after as OrderRow), status: to, updatedAt: now };
+}
+
+const PAYMENT_OF_ORDER = `SELECT * FROM market_payment WHERE order_id = $1`;

@@ -6,7 +6,7 @@ import type { MarketOrder as OrderRow, MarketPayment as PaymentRow, Prisma } fro
 import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
 import { lockRowById } from "../common/row-lock.repository.js";
-import { column, statementOf, type MarketsSql } from "../common/sql.js";
+import { camelRow, column, statementOf, type MarketsSql } from "../common/sql.js";
 import { withinDailySpend } from "../common/spend.repository.js";
 import { FINISHED_ORDER_STATUSES, orderSourcesOf, paymentSourcesOf, type OrderStatus, type PaymentStatus } from "./order.states.js";
 
@@ -73,18 +73,43 @@ function transitionText(fields: string[]): string {
   return text;
 }
 
-/** The payment counterpart of transitionOrder (ORDER_STATE_INVALID when the payment is not in a source status). */
+/**
+ * The payment counterpart of transitionOrder (ORDER_STATE_INVALID when the payment is not in a source status), in
+ * either kind of transaction: one conditional UPDATE answering the row after. `patch`: plain values of the payment's
+ * fields (`undefined` leaves a field; Json fields as objects).
+ */
 export async function transitionPayment(
-  tx: MarketsTx,
+  tx: MarketsSql,
   payment: PaymentRow,
   to: PaymentStatus,
   now: Date,
   patch: Prisma.MarketPaymentUpdateManyMutationInput = {},
 ): Promise<PaymentRow> {
-  const from = paymentSourcesOf(to);
-  const { count } = await tx.marketPayment.updateMany({ where: { id: payment.id, status: { in: from } }, data: { ...patch, status: to, updatedAt: now } });
-  if (count !== 1) throw MarketsErrors.orderStateInvalid();
-  return tx.marketPayment.findUniqueOrThrow({ where: { id: payment.id } });
+  const fields = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
+  const values: unknown[] = fields.map((field) => {
+    const value = patch[field as keyof typeof patch];
+    return PAYMENT_JSON_FIELDS.has(field) ? JSON.stringify(value) : value;
+  });
+  values.push(to, now, payment.id, paymentSourcesOf(to));
+  const [row] = await statementOf(tx)<Record<string, unknown>>(paymentTransitionText(fields), values);
+  if (!row) throw MarketsErrors.orderStateInvalid();
+  return camelRow<PaymentRow>(row);
+}
+
+const PAYMENT_JSON_FIELDS = new Set<string>(["details", "authorization"]);
+const paymentTransitionTexts = new Map<string, string>();
+
+function paymentTransitionText(fields: string[]): string {
+  const key = fields.join(",");
+  let text = paymentTransitionTexts.get(key);
+  if (text === undefined) {
+    const sets = fields.map((field, i) => `${column(field)} = $${i + 1}${PAYMENT_JSON_FIELDS.has(field) ? "::jsonb" : ""}`);
+    const n = fields.length;
+    sets.push(`status = $${n + 1}`, `updated_at = $${n + 2}::timestamptz`);
+    text = `UPDATE market_payment SET ${sets.join(", ")} WHERE id = $${n + 3} AND status = ANY($${n + 4}::text[]) RETURNING *`;
+    paymentTransitionTexts.set(key, text);
+  }
+  return text;
 }
 
 /**

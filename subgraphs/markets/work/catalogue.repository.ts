@@ -3,7 +3,7 @@ import type { Database } from "../../shared/db/index.js";
 import type { MarketsSearch, MarketsService, MarketsSkill } from "../../shared/db/generated/client.js";
 import { inStore } from "../../shared/db/in-store.js";
 import { MarketsErrors } from "../common/errors.js";
-import type { Tx } from "../common/support.js";
+import { statementOf, type MarketsSql } from "../common/sql.js";
 import { SERVICES, SKILLS } from "./catalogue.seed.js";
 
 export type { MarketsSearch, MarketsService, MarketsSkill };
@@ -14,6 +14,10 @@ export interface ServiceFilter {
   executionMode?: string;
   providerKey?: string;
 }
+
+/** A service row under its Prisma field names. */
+const SERVICE_BY_ID = `SELECT id, skill_key AS "skillKey", provider_key AS "providerKey", service_type AS "serviceType",
+  execution_mode AS "executionMode", region, record FROM markets_service WHERE id = $1`;
 
 export class CatalogueRepository {
   constructor(
@@ -60,8 +64,13 @@ export class CatalogueRepository {
     );
   }
 
-  service(id: string, tx: Tx = this.db.prisma): Promise<MarketsService | null> {
-    return this.store(() => tx.marketsService.findUnique({ where: { id } }));
+  /**
+   * One service, read in `tx` (either kind of transaction, common/sql.ts) or, without one, as a plain statement
+   * (Database.statement): one fixed SQL text for the execute claim's transaction and every plain read.
+   */
+  async service(id: string, tx: MarketsSql = this.db.statement): Promise<MarketsService | null> {
+    const [row] = await this.store(() => statementOf(tx)<MarketsService>(SERVICE_BY_ID, [id]));
+    return row ?? null;
   }
 
   saveSearch(row: MarketsSearch): Promise<MarketsSearch> {

@@ -15,7 +15,8 @@ import { pageOf as pageOfRows, pageRequest } from "../common/pagination.js";
 import { CatalogueRepository, type MarketsService, type MarketsSkill } from "./catalogue.repository.js";
 import { overlaps, timeRangeOf, timeRangeSet, type TimeRange } from "../common/time-range.filter.js";
 import { STREAM_SERVICE_TYPE } from "../stream/seller/listing.catalogue.js";
-import { invalid, newId, notFound, text, type JsonObject, type MachineCheck, type Tx } from "../common/support.js";
+import { invalid, newId, notFound, text, type JsonObject, type MachineCheck } from "../common/support.js";
+import type { MarketsSql } from "../common/sql.js";
 
 export const skillView = (s: MarketsSkill) => ({
   key: s.key,
@@ -191,7 +192,7 @@ export class CatalogueService {
   }
 
   /** One service; `tx`: read in the caller's transaction. */
-  async service(id: string, tx?: Tx): Promise<ServiceView> {
+  async service(id: string, tx?: MarketsSql): Promise<ServiceView> {
     const row = await this.repo.service(id, tx);
     if (!row) throw notFound();
     return serviceView(row);

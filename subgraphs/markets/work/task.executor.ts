@@ -21,9 +21,12 @@ import { MarketsErrors } from "../common/errors.js";
 import { OutboundRefusal, type OutboundClient } from "../../shared/net/outbound.js";
 import type { TaskService } from "./task.service.js";
 import { taskStateInvalid } from "./task.service.js";
-import type { MarketsRoute, MarketsTask } from "./task.repository.js";
+import type { MarketsOutcome, MarketsRoute, MarketsRun, MarketsTask } from "./task.repository.js";
+import { recordRun, type OrderRecord } from "./execution.repository.js";
+import type { AuditEventInput } from "../common/audit.repository.js";
+import type { MarketsSql } from "../common/sql.js";
 import { outcomeView, runView, taskView, type OutcomeView, type RunView, type TaskView } from "./task.views.js";
-import { PLATFORM_ACTOR, newId, type JsonObject, type Tx, type WorkAuditEvent } from "../common/support.js";
+import { PLATFORM_ACTOR, newId, type JsonObject, type WorkAuditEvent } from "../common/support.js";
 import type { ServiceView } from "./catalogue.service.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 
@@ -35,7 +38,7 @@ export interface ExecutionEndpoint {
 }
 
 /** `tx`: read in the caller's transaction (default: the database's own client). */
-export type EndpointLookup = (machineId: string, providerKey: string, tx?: Tx) => Promise<ExecutionEndpoint | null>;
+export type EndpointLookup = (machineId: string, providerKey: string, tx?: MarketsSql) => Promise<ExecutionEndpoint | null>;
 
 export interface Execution {
   httpStatus: number;
@@ -62,7 +65,7 @@ export interface Attempt {
 export class TaskExecutor {
   constructor(
     private readonly tasks: TaskService,
-    private readonly service: (id: string, tx?: Tx) => Promise<ServiceView>,
+    private readonly service: (id: string, tx?: MarketsSql) => Promise<ServiceView>,
     private readonly endpoints: EndpointLookup,
     private readonly outbound: OutboundClient,
     private readonly timeoutMs: number,
@@ -113,7 +116,7 @@ export class TaskExecutor {
    * What a run of `route` needs before anything is claimed: its service, and for a `native` route the machine's live
    * endpoint for the provider (RUNTIME_ENDPOINT_REQUIRED without one); read in `tx` when given.
    */
-  async prepare(machineId: string, route: Pick<MarketsRoute, "serviceId" | "executionMode" | "providerKey">, tx?: Tx): Promise<{ service: ServiceView; endpoint: ExecutionEndpoint | null }> {
+  async prepare(machineId: string, route: Pick<MarketsRoute, "serviceId" | "executionMode" | "providerKey">, tx?: MarketsSql): Promise<{ service: ServiceView; endpoint: ExecutionEndpoint | null }> {
     const service = await this.service(route.serviceId, tx);
     const endpoint = route.executionMode === "native" ? await this.endpoints(machineId, route.providerKey, tx) : null;
     if (route.executionMode === "native" && !endpoint) throw endpointRequired();
@@ -169,44 +172,49 @@ export class TaskExecutor {
   }
 
   /**
-   * The run's record inside the caller's transaction: run, outcome, and the task `executing` -> executed, handoff or
-   * failed only while the claim holds (a task the recovery already recorded failed keeps that record:
-   * TASK_STATE_INVALID). `task` is the row before the claim (the event's `before`), `claimed` the row the claim left;
-   * the task's event is returned for the caller to write in the same transaction.
+   * The run's record inside the caller's transaction (either kind, common/sql.ts), in one statement
+   * (execution.repository.ts recordRun): run, outcome, and the task `executing` -> executed, handoff or failed only
+   * while the claim holds (a task the recovery already recorded failed keeps that record: TASK_STATE_INVALID). `task`
+   * is the row before the claim (the event's `before`), `claimed` the row the claim left. The task's event is
+   * returned for the caller to write in the same transaction, unless `withOrder` gives the market order's transition
+   * and the events to write in the same statement (`orderMoved`: whether the order was in a source status).
    */
-  async recordInTx(tx: Tx, task: MarketsTask, claimed: MarketsTask, route: MarketsRoute, service: ServiceView, attempt: Attempt, startedAt: Date): Promise<{ execution: Execution; event: WorkAuditEvent }> {
+  async recordInTx(
+    tx: MarketsSql,
+    task: MarketsTask,
+    claimed: MarketsTask,
+    route: MarketsRoute,
+    service: ServiceView,
+    attempt: Attempt,
+    startedAt: Date,
+    withOrder?: (execution: Execution, event: WorkAuditEvent) => { order: OrderRecord; events: AuditEventInput[] },
+  ): Promise<{ execution: Execution; event: WorkAuditEvent; orderMoved: boolean }> {
     const finishedAt = new Date(this.tasks.clock.now());
     const next = attempt.status === "succeeded" ? "executed" : attempt.status === "handoff" ? "handoff" : "failed";
     const kind = attempt.status === "succeeded" ? "task.executed" : attempt.status === "handoff" ? "task.handoff-recorded" : "task.execution-failed";
-    const run = await tx.marketsRun.create({
-      data: {
-        id: newId("run"),
-        machineId: task.machineId,
-        taskId: task.id,
-        routeId: route.id,
-        providerKey: route.providerKey,
-        executionMode: route.executionMode,
-        status: attempt.status,
-        httpStatus: attempt.providerStatus ?? (attempt.status === "handoff" ? 202 : null),
-        errorReason: attempt.errorReason,
-        startedAt,
-        finishedAt,
-      },
-    });
-    const outcome = await tx.marketsOutcome.create({
-      data: { id: newId("outcome"), machineId: task.machineId, taskId: task.id, runId: run.id, kind: attempt.kind, result: attempt.result as never, createdAt: finishedAt },
-    });
-    // Only while the claim holds: a task the recovery already recorded failed keeps that record. The conditional
-    // UPDATE holds the task's row from here, so the row after is the claimed one with this change.
-    const { count } = await tx.marketsTask.updateMany({ where: { id: task.id, status: "executing" }, data: { status: next, updatedAt: finishedAt } });
-    if (count !== 1) throw taskStateInvalid();
+    const run: MarketsRun = {
+      id: newId("run"),
+      machineId: task.machineId,
+      taskId: task.id,
+      routeId: route.id,
+      providerKey: route.providerKey,
+      executionMode: route.executionMode,
+      status: attempt.status,
+      httpStatus: attempt.providerStatus ?? (attempt.status === "handoff" ? 202 : null),
+      errorReason: attempt.errorReason,
+      startedAt,
+      finishedAt,
+    };
+    // The stored JSON's value (what a read of the row gives back).
+    const result = JSON.parse(JSON.stringify(attempt.result)) as JsonObject;
+    const outcome: MarketsOutcome = { id: newId("outcome"), machineId: task.machineId, taskId: task.id, runId: run.id, kind: attempt.kind, result: result as MarketsOutcome["result"], createdAt: finishedAt };
     const after: MarketsTask = { ...claimed, status: next, updatedAt: finishedAt };
     const execution: Execution = {
       httpStatus: attempt.httpStatus,
       task: taskView(after, route),
       run: runView(run),
       outcome: outcomeView(outcome),
-      handoff: attempt.status === "handoff" ? (attempt.result.handoff as Execution["handoff"]) : null,
+      handoff: attempt.status === "handoff" ? (result.handoff as Execution["handoff"]) : null,
     };
     const event: WorkAuditEvent = {
       machineId: task.machineId,
@@ -216,7 +224,11 @@ export class TaskExecutor {
       entityId: task.id,
       payload: { before: taskView(task, route), after: { task: execution.task, run: execution.run, serviceId: service.id } },
     };
-    return { execution, event };
+    const fused = withOrder?.(execution, event);
+    const recorded = await recordRun(tx, run, outcome, next, fused?.order ?? null, fused?.events ?? []);
+    // Only while the claim holds: a task the recovery already recorded failed keeps that record.
+    if (!recorded.task) throw taskStateInvalid();
+    return { execution, event, orderMoved: recorded.order };
   }
 }
 

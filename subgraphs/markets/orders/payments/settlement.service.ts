@@ -27,6 +27,7 @@ import { spendTransfer } from "./spent.repository.js";
 import { findSettlement, settlePayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
 import { jsonObject, type JsonObject } from "../../common/support.js";
 import { getAddress } from "ethers";
+import { camelRow, statementOf, type MarketsSql } from "../../common/sql.js";
 
 export interface PaymentResult {
   payment: PaymentView;
@@ -34,6 +35,8 @@ export interface PaymentResult {
 }
 
 type Actor = Parameters<typeof recordAuditEvent>[1]["actor"];
+
+const PAYMENT_OF_ORDER = `SELECT * FROM market_payment WHERE order_id = $1`;
 
 const result = (payment: PaymentRow, order: OrderRow): PaymentResult => ({ payment: paymentView(payment), orderStatus: order.status });
 
@@ -199,8 +202,9 @@ export class PaymentSettlementService {
   }
 
   /** Execute, delivered: an x402 order confirms itself and its settled payment is released (notes 2.7). */
-  async autoConfirm(tx: MarketsTx, order: OrderRow, actor: Actor, now: Date): Promise<OrderRow> {
-    const payment = await tx.marketPayment.findUnique({ where: { orderId: order.id } });
+  async autoConfirm(tx: MarketsSql, order: OrderRow, actor: Actor, now: Date): Promise<OrderRow> {
+    const [row] = await statementOf(tx)<Record<string, unknown>>(PAYMENT_OF_ORDER, [order.id]);
+    const payment = row ? camelRow<PaymentRow>(row) : null;
     if (!payment || payment.rail !== "x402" || payment.status !== "held" || !payment.txHash) return order;
     const confirmed = await transitionOrder(tx, order, "confirmed", now);
     const released = await transitionPayment(tx, payment, "released", now);
@@ -242,7 +246,7 @@ export class PaymentSettlementService {
     });
   }
 
-  private audit(tx: MarketsTx, kind: AuditKind, order: OrderRow, payment: PaymentRow, actor: Actor, now: Date, data: Record<string, unknown>) {
+  private audit(tx: MarketsSql, kind: AuditKind, order: OrderRow, payment: PaymentRow, actor: Actor, now: Date, data: Record<string, unknown>) {
     return recordAuditEvent(tx, {
       kind,
       machineId: order.machineId,
