@@ -236,6 +236,22 @@ describe("requests against a real local server", () => {
     expect(await refusal(allowed.fetchJsonObject(`${base}/hang`, { timeoutMs: 200, maxBytes: 1024 }))).toBe("timeout");
   });
 
+  it("an IP-literal origin keeps its connection between calls; the literal is still judged on every call", async () => {
+    const client = new OutboundClient(new AddressPolicy(["127.0.0.1"]));
+    let connections = 0;
+    const count = () => (connections += 1);
+    server.on("connection", count);
+    try {
+      for (let i = 0; i < 3; i++) expect(await client.fetchJsonObject(`${base}/object`, LIMITS)).toEqual({ temperature: 21.5, unit: "C" });
+      expect(connections).toBe(1);
+      const before = seen.length;
+      expect(await refusal(new OutboundClient().fetchJsonObject(`${base}/object`, LIMITS))).toBe("blocked_loopback");
+      expect(seen.length).toBe(before);
+    } finally {
+      server.off("connection", count);
+    }
+  });
+
   it("request() sends method, headers and body and returns any status as is", async () => {
     const response = await allowed.request({
       url: `${base}/echo`,

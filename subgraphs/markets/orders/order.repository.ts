@@ -103,7 +103,8 @@ function paymentTransitionText(fields: string[]): string {
   const key = fields.join(",");
   let text = paymentTransitionTexts.get(key);
   if (text === undefined) {
-    const sets = fields.map((field, i) => `${column(field)} = $${i + 1}${PAYMENT_JSON_FIELDS.has(field) ? "::jsonb" : ""}`);
+    // Quoted: `authorization` is a reserved word.
+    const sets = fields.map((field, i) => `"${column(field)}" = $${i + 1}${PAYMENT_JSON_FIELDS.has(field) ? "::jsonb" : ""}`);
     const n = fields.length;
     sets.push(`status = $${n + 1}`, `updated_at = $${n + 2}::timestamptz`);
     text = `UPDATE market_payment SET ${sets.join(", ")} WHERE id = $${n + 3} AND status = ANY($${n + 4}::text[]) RETURNING *`;

@@ -11,6 +11,12 @@
  * 3. The answer: redirects are never followed, the whole exchange has one deadline, and the body is counted while it
  *    streams (a `Content-Length` over the limit is refused before reading).
  *
+ * Connections: a host name gets a fresh socket per call, so every call resolves and checks it (step 2). An IP-literal
+ * origin (a provider on an allowed address, the embedded demo provider) keeps its connection between calls: no name
+ * is resolved for it, every call still judges the literal (step 1), a pooled socket is connected to exactly that
+ * address and port, and its peer address is checked again on each call. Idle pooled sockets close after
+ * IDLE_SOCKET_MS, or earlier when the server's `Keep-Alive: timeout` hint says so.
+ *
  * Each refusal is an `OutboundRefusal` with a documented `reason` (docs/outbound-requests.md).
  */
 import dns from "node:dns";
@@ -85,8 +91,16 @@ export interface OutboundOptions {
   allowedOrigins?: readonly string[];
 }
 
+/** How long an idle connection to an IP-literal origin is kept for the next call. */
+const IDLE_SOCKET_MS = 1000;
+
 export class OutboundClient {
   private readonly allowedOrigins: ReadonlySet<string>;
+  /** Keep-alive pools, for IP-literal origins only (see the module's comment). */
+  private readonly pools = {
+    "http:": new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    "https:": new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  };
 
   /** `allowCidrs`: addresses an operator explicitly allows inside blocked ranges (OUTBOUND_ALLOW_CIDRS). */
   constructor(
@@ -123,6 +137,7 @@ export class OutboundClient {
     const target = this.check(request.url);
     const transport = target.protocol === "https:" ? https : http;
     const exempt = this.exempt(target);
+    const literal = isIpLiteral(target.hostname);
     return new Promise<OutboundResponse>((resolve, reject) => {
       let settled = false;
       const fail = (error: unknown) => {
@@ -138,8 +153,9 @@ export class OutboundClient {
         {
           method: request.method ?? "GET",
           headers: request.headers,
-          // A fresh socket per call: a pooled one could be connected to an address this call never checked.
-          agent: false,
+          // A host name gets a fresh socket per call: a pooled one could be connected to an address this call never
+          // checked. An IP literal's pooled socket is connected to the literal this call judged.
+          agent: literal ? this.pools[target.protocol as "http:" | "https:"] : false,
           lookup: this.checkedLookup,
         },
         (incoming) => {
@@ -162,13 +178,16 @@ export class OutboundClient {
         },
       );
       outgoing.on("socket", (socket: Socket) => {
-        socket.once(target.protocol === "https:" ? "secureConnect" : "connect", () => {
+        const checkPeer = () => {
           try {
             if (socket.remoteAddress && !exempt) this.refuseBlocked(socket.remoteAddress);
           } catch (error) {
             fail(error);
           }
-        });
+        };
+        // A pooled socket is connected already: its peer is checked for this call now.
+        if (outgoing.reusedSocket) checkPeer();
+        else socket.once(target.protocol === "https:" ? "secureConnect" : "connect", checkPeer);
       });
       outgoing.on("error", fail);
       outgoing.end(request.body);
