@@ -2,15 +2,19 @@
  * `POST /market/orders/:orderId/execute` (public notes 2.5, 2.7): materialises a `ready` order as a task with its
  * route (the order's service and operation) and runs it through the task executor's steps (work/task.executor.ts).
  *
- * 1. The claim, one transaction under the order's row lock (after the token, rule 1 and the pairing): the service
+ * 1. The claim, one SQL transaction under the order's row lock (after the token, rule 1 and the pairing): the service
  *    and the machine's live runtime endpoint for it (RUNTIME_ENDPOINT_REQUIRED), the machine's policies
  *    (MACHINE_POLICY_DENIED); on the first attempt a task and its route are created (`task.created`,
  *    `task.resolved`), the task claimed `executing` and the order ready -> executing, both with the claim's deadline
- *    (MARKETS_EXECUTION_DEADLINE_SECONDS). A refusal rolls all of it back: the order stays ready, nothing is written.
+ *    (MARKETS_EXECUTION_DEADLINE_SECONDS); the new task, its route, the order's transition, both events and the
+ *    payment's read are one statement (work/execution.repository.ts). A refusal rolls all of it back: the order
+ *    stays ready, nothing is written. It commits before the provider is called.
  * 2. The provider call (or the service's handoff), after an x402 settlement (ExecutionPayments.settleBeforeRun).
- * 3. The record, one transaction under the order's row lock: run and outcome, the task executed, handoff or failed
- *    (its event), the order executing -> delivered (provider 2xx), handoff (external-handoff) or failed (anything
- *    else) with the task, route, run and outcome IDs (`market.order.executed`); both events in one INSERT.
+ * 3. The record, one SQL transaction under the order's row lock (the order's row first, then the task's): run and
+ *    outcome, the task executed, handoff or failed (its event), the order executing -> delivered (provider 2xx),
+ *    handoff (external-handoff) or failed (anything else) with the task, route, run and outcome IDs
+ *    (`market.order.executed`), all in one statement; its checks answer in the order of the separate statements it
+ *    replaces (TASK_STATE_INVALID, then ORDER_CLOSED, then ORDER_STATE_INVALID). An x402 delivery then confirms.
  * An order found executing past its deadline was left by a process that died or stalled, and is recovered `failed`
  * without calling the provider again (orders/order.recovery.ts, which recovers its task too); a late step 3 then
  * finds the task failed and records nothing (TASK_STATE_INVALID). When step 2 throws before any answer, the order
