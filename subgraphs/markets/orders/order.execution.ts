@@ -148,7 +148,7 @@ export class OrderExecutor {
       task = existing;
       patch.taskId = task.id;
       await transitionOrder(sql, order, "executing", started, patch);
-      payment = (await sql<Record<string, unknown>>(PAYMENT_OF_ORDER, [order.id])).map((row) => camelRow<PaymentRow>(row))[0] ?? null;
+      payment = this.payments ? ((await sql<Record<string, unknown>>(PAYMENT_OF_ORDER, [order.id])).map((row) => camelRow<PaymentRow>(row))[0] ?? null) : null;
     } else {
       task = {
         id: newId("task"),
