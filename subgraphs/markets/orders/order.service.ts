@@ -10,7 +10,9 @@
  * machine's policies (policies/policy.enforcement.ts: MACHINE_POLICY_DENIED, MACHINE_SPEND_LIMIT_EXCEEDED,
  * MACHINE_DAILY_LIMIT_EXCEEDED). The order
  * starts `created` with the service's payment recommendation (rail copied from the service) and its snapshot.
- * Spend counted: the quote's fixed price, else 0.
+ * Spend counted: the quote's fixed price, else 0. Create is one SQL transaction of three statements when no machine
+ * policy has a daily limit (orders/order-create.repository.ts): the read of the machine, quote, service and
+ * policies, the pairing's lock, then the order with its event and the pairing's daily sum.
  */
 import type { Clock } from "../../shared/clock.js";
 import type { MarketMachine } from "../../shared/db/generated/client.js";
