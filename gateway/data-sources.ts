@@ -12,7 +12,7 @@
  * the internal token that makes the subgraph role believe them.
  */
 import { RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from "@apollo/gateway";
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { execute, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { CLIENT_IP_HEADER, INTERNAL_TOKEN_HEADER, REQUEST_ID_HEADER, type SubgraphContext } from "../subgraphs/shared/context.js";
 import { maskError } from "../subgraphs/shared/error-mask.js";
 
@@ -68,7 +68,16 @@ export class CachedLocalDataSource implements GraphQLDataSource<Context> {
    * gateway fetch gets back, and what the shim's direct path (local-executor.ts) runs for single-subgraph operations.
    */
   async run(document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null, context: Context) {
-    const result = await execute({ schema: this.schema, document, variableValues: variables, operationName, contextValue: context });
+    return this.mask(await this.execute(document, variables, operationName, context));
+  }
+
+  /** `run` without the masking: graphql-js's own result, for a caller that looks at it before `mask`. */
+  execute(document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined | null, context: Context) {
+    return execute({ schema: this.schema, document, variableValues: variables, operationName, contextValue: context });
+  }
+
+  /** The result with its errors masked (each masked error reported), as `run` returns it. */
+  mask(result: ExecutionResult) {
     if (!result.errors) return result as { data: Record<string, unknown>; errors?: undefined };
     return { ...result, errors: result.errors.map((error) => maskError(error.toJSON(), error, this.report)) };
   }

@@ -17,11 +17,15 @@ import { ERRORS, errorCodeDef, operationFromDocument, type Supergraph } from "@a
 import type { QueryPlanner } from "@apollo/query-planner";
 import {
   GraphQLError,
+  GraphQLScalarType,
   TypeInfo,
   getNamedType,
   isAbstractType,
   isEnumType,
   isInputObjectType,
+  isNonNullType,
+  isScalarType,
+  isSpecifiedScalarType,
   typeFromAST,
   validate,
   visit,
@@ -38,6 +42,12 @@ import type { CachedLocalDataSource } from "./data-sources.js";
 export interface DirectRoute {
   serviceName: SubgraphName;
   source: CachedLocalDataSource;
+  /**
+   * The subgraph's coercion of the operation's variables refuses every value the API schema's refuses
+   * (`subgraphCoercionCovers`): the API schema's check is then needed only when the subgraph's refuses, to give the
+   * gateway's error form, and a request with good variables is coerced once.
+   */
+  coercionCovers: boolean;
 }
 
 /** What a query plan says of one operation: the one subgraph it fetches from, or why the gateway is needed. */
@@ -81,7 +91,8 @@ export class DirectPlanner {
     const api = signature(this.apiSchema, document);
     if (api === undefined) return "touches abstract types or introspection";
     if (signature(schema, document) !== api) return `types differ between the API schema and subgraph ${serviceName}`;
-    return { serviceName: serviceName as SubgraphName, source: local };
+    const coercionCovers = subgraphCoercionCovers(this.apiSchema, schema, operation);
+    return { serviceName: serviceName as SubgraphName, source: local, coercionCovers };
   }
 
   private plan(document: DocumentNode): PlanFacts {
@@ -140,6 +151,37 @@ function signature(schema: GraphQLSchema, document: DocumentNode): string | unde
     }
   }
   return unsupported ? undefined : facts.join("\n");
+}
+
+/** graphql-js's `parseValue` of a scalar that defines none (the API schema's custom scalars): the value as it is. */
+const UNCHECKED_PARSE = new GraphQLScalarType({ name: "Unchecked" }).parseValue;
+
+/**
+ * Whether every variable value the API schema's coercion (the gateway's check) refuses, the subgraph's coercion of
+ * the same values refuses too, with `signature` equal for the two schemas (same variable types, enum values, input
+ * fields and defaults). Then only the scalars can differ: a specified scalar (Int, String, ...) must be the very same
+ * object in both, and a custom scalar of the API schema must accept anything (the API schema is built from the
+ * supergraph's SDL, so its custom scalars have no checks; the subgraph's own, DateTime, check more). A variable that
+ * is non-null with a default is refused by the check when its value is `undefined` but is absent, so defaulted, on
+ * the subgraph (the fetch leaves undefined values out): such an operation is not covered.
+ */
+function subgraphCoercionCovers(apiSchema: GraphQLSchema, subgraphSchema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  const seen = new Set<string>();
+  const covered = (type: unknown): boolean => {
+    const base = getNamedType(type as Parameters<typeof getNamedType>[0]);
+    if (!base || seen.has(base.name)) return true;
+    seen.add(base.name);
+    if (isScalarType(base)) {
+      return isSpecifiedScalarType(base) ? subgraphSchema.getType(base.name) === base : base.parseValue === UNCHECKED_PARSE;
+    }
+    if (isInputObjectType(base)) return Object.values(base.getFields()).every((field) => covered(field.type));
+    return true;
+  };
+  return (operation.variableDefinitions ?? []).every((definition) => {
+    const type = typeFromAST(apiSchema, definition.type as never);
+    if (!type || (isNonNullType(type) && definition.defaultValue)) return false;
+    return covered(type);
+  });
 }
 
 /**

@@ -4,13 +4,14 @@
  * The shim's operations are fixed, so each is parsed and validated against the gateway's API schema once, on first
  * use, and its path decided then from the gateway's query plan (direct-subgraph.ts): an operation the plan answers with one
  * fetch to one in-process subgraph is executed on that subgraph's schema directly (one graphql-js execution, no
- * planning, fetch or result shaping), with the gateway's variable check before it and its error form after;
+ * planning, fetch or result shaping), with the gateway's variable check (before it, or only when the subgraph's own
+ * coercion refuses the variables where that refuses all the check would: direct-subgraph.ts) and its error form after;
  * anything else (entities across subgraphs) goes to the gateway's executor (query plan cached by the gateway).
  * Apollo Server's per-request pipeline (hashing, content negotiation, document cache lookups) is for arbitrary
  * client documents and is skipped on both paths; GraphQL clients still go through it on the GraphQL listener.
  */
 import { createHash } from "node:crypto";
-import { getOperationAST, getVariableValues, parse, validate, type DocumentNode, type OperationDefinitionNode } from "graphql";
+import { getOperationAST, getVariableValues, parse, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import type { GatewayGraphQLRequestContext } from "@apollo/server-gateway-interface";
 import type { SubgraphContext } from "../subgraphs/shared/context.js";
 import type { ForwardedRequest, GraphQLExecutor, OperationResult, ShimOperation } from "../rest-shim/executor.js";
@@ -71,12 +72,19 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
 
   /** The gateway's executor path (validateIncomingRequest, then executeQueryPlan) compressed to its one fetch. */
   async function executeDirect(entry: PreparedOperation, direct: DirectRoute, variables: Record<string, unknown>, context: SubgraphContext): Promise<OperationResult> {
-    if (entry.operation.variableDefinitions?.length) {
-      const { errors } = getVariableValues(loaded.schema, entry.operation.variableDefinitions, variables);
+    if (!direct.coercionCovers) {
+      const errors = refusedVariables(loaded.schema, entry.operation, variables);
       if (errors) return { errors };
     }
     // The gateway's fetch leaves out variables whose value is undefined (the subgraph then sees them absent).
-    const result = await direct.source.run(entry.document, definedOnly(variables), undefined, context);
+    const executed = await direct.source.execute(entry.document, definedOnly(variables), undefined, context);
+    if (executed.data === undefined && direct.coercionCovers) {
+      // Refused before execution (graphql-js gives no data then): when the gateway's check refuses the variables too,
+      // its errors are the answer, as they would have been before the fetch.
+      const errors = refusedVariables(loaded.schema, entry.operation, variables);
+      if (errors) return { errors };
+    }
+    const result = direct.source.mask(executed);
     if (!result.errors) return result;
     return { errors: result.errors.map((error) => gatewayError(error, direct.serviceName)), data: result.data };
   }
@@ -116,6 +124,12 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
       return (await loaded.executor(requestContext)) as OperationResult;
     },
   };
+}
+
+/** The gateway's variable check (validateIncomingRequest): its errors, or undefined when it takes the values. */
+function refusedVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>) {
+  if (!operation.variableDefinitions?.length) return undefined;
+  return getVariableValues(schema, operation.variableDefinitions, variables).errors;
 }
 
 function definedOnly(variables: Record<string, unknown>): Record<string, unknown> {

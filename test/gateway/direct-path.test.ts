@@ -11,6 +11,9 @@ import { createRestListeners, type RestListeners } from "../../rest-shim/server.
 import { createRateLimiter } from "../../rest-shim/rate-limit.js";
 import { ROUTES, type RouteDefinition } from "../../rest-shim/routes.js";
 import { MACHINE_OPERATIONS } from "../../rest-shim/routes/markets/machines/machine.routes.js";
+import { RUNTIME_OPERATIONS } from "../../rest-shim/routes/markets/machines/runtime.routes.js";
+import { PAYMENT_OPERATIONS } from "../../rest-shim/routes/markets/orders/payment.routes.js";
+import type { ShimOperation } from "../../rest-shim/executor.js";
 import { OPERATIONS } from "../../rest-shim/operations.js";
 import { send, type HttpAnswer } from "../support/http.js";
 import { withMachineSession } from "../support/machine-sessions.js";
@@ -94,20 +97,40 @@ describe("the direct path answers as the gateway path", () => {
 
   it("the executors' results are alike: data, and errors with message, path and extensions", async () => {
     const request = { clientIp: "127.0.0.1", requestId: "direct-path-test" };
-    const cases: Array<[typeof MACHINE_OPERATIONS.marketMachine, Record<string, unknown>]> = [
+    const cases: Array<[ShimOperation, Record<string, unknown>]> = [
       [MACHINE_OPERATIONS.marketMachines, { limit: 1 }],
       [MACHINE_OPERATIONS.marketMachines, { limit: 1, cursor: undefined }],
       [MACHINE_OPERATIONS.marketMachine, { id: "mach_000000000000000000000000" }],
       [MACHINE_OPERATIONS.marketMachine, { id: 7 }],
       [MACHINE_OPERATIONS.marketMachines, { limit: "x" }],
+      // Variables the gateway's check refuses in another form than the subgraph's coercion would.
+      [MACHINE_OPERATIONS.marketMachine, {}],
+      [MACHINE_OPERATIONS.marketMachine, { id: undefined }],
+      [MACHINE_OPERATIONS.marketMachine, { id: null }],
+      [MACHINE_OPERATIONS.marketMachines, { limit: "x", cursor: 3 }],
+      [RUNTIME_OPERATIONS.machineAgentHeartbeat, { agentToken: "mat_x", input: { leaseSeconds: "x", endpoints: [{ providerKey: 1 }] } }],
+      [RUNTIME_OPERATIONS.machineAgentHeartbeat, { agentToken: "mat_x", input: { leaseSeconds: 60, endpoints: [], extra: 1 } }],
+      // Both refuse: the gateway's check answers (its errors for orderId only).
+      [PAYMENT_OPERATIONS.submitPaymentProof, { orderId: 7, details: "not an object" }],
     ];
     for (const [operation, variables] of cases) {
       const json = async (executor: LocalExecutor) => JSON.parse(JSON.stringify(await executor.execute(operation, variables, request)));
       const [gateway, answered] = [await json(viaGateway), await json(direct)];
       expect(answered, `${operation.name} ${JSON.stringify(variables)}`).toEqual(gateway);
     }
+    // A custom scalar only the subgraph checks (the API schema's JSONObject takes any value): the subgraph refuses,
+    // with the same errors on both paths. The gateway shapes `data: null` from the empty fetch, the direct path has
+    // none; the shim answers from the first error either way.
+    const refused = { orderId: "ord_x", details: "not an object" };
+    const [gatewayRefused, directRefused] = [await viaGateway.execute(PAYMENT_OPERATIONS.submitPaymentProof, refused, request), await direct.execute(PAYMENT_OPERATIONS.submitPaymentProof, refused, request)];
+    expect(directRefused.data).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(directRefused.errors))).toEqual(JSON.parse(JSON.stringify(gatewayRefused.errors)));
+    expect(directRefused.errors).toHaveLength(1);
     const notFound = await direct.execute(MACHINE_OPERATIONS.marketMachine, { id: "mach_000000000000000000000000" }, request);
     expect(notFound.errors?.[0]?.extensions).toMatchObject({ code: "NOT_FOUND", serviceName: "markets" });
+    for (const operation of [MACHINE_OPERATIONS.marketMachine, RUNTIME_OPERATIONS.machineAgentHeartbeat, PAYMENT_OPERATIONS.submitPaymentProof]) {
+      expect(direct.paths().get(operation.name), operation.name).toBe("markets");
+    }
   });
 
   it("every direct route answers the same requests alike (known and unknown IDs, empty bodies, credentials or none)", async () => {

@@ -30,4 +30,14 @@ describe("clientBucket", () => {
   it("text that is not an address is a bucket of its own", () => {
     expect(clientBucket("unknown")).toBe("unknown");
   });
+
+  it("answers stay right while many distinct addresses pass through the bounded memory of known ones", () => {
+    const address = (i: number) => `2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::${(i % 7) + 1}`;
+    const expected = (i: number) => `2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64`;
+    // Both middle groups non-zero, so the expected text needs no zero compression.
+    for (let i = 65_537; i < 90_537; i++) expect(clientBucket(address(i))).toBe(expected(i));
+    for (const i of [65_537, 65_538, 75_536, 75_537, 90_536]) expect(clientBucket(address(i))).toBe(expected(i));
+    expect(clientBucket("::ffff:192.0.2.7")).toBe("192.0.2.7");
+    expect(clientBucket("::ffff:192.0.2.7")).toBe("192.0.2.7");
+  });
 });

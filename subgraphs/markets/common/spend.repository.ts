@@ -25,22 +25,26 @@ export async function withinDailySpend(
   now: Date,
   currency: string | null = null,
 ): Promise<boolean> {
+  const [row] = await query<{ ok: boolean }>(tx, Prisma.sql`SELECT ${dailySpendWithin(scope, amount, limit, now, currency)} AS ok`);
+  return row!.ok;
+}
+
+/**
+ * `withinDailySpend`'s test as a boolean SQL expression, for a statement that weighs the sum and acts on it at once
+ * (the market order's INSERT). Its text depends only on the scope's kind and whether `currency` is given.
+ */
+export function dailySpendWithin(scope: SpendScope, amount: string, limit: number, now: Date, currency: string | null = null): Prisma.Sql {
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const who = "pairingId" in scope ? Prisma.sql`p.id = ${scope.pairingId}` : Prisma.sql`p.machine_id = ${scope.machineId}`;
   const orderCurrency = currency === null ? Prisma.empty : Prisma.sql`AND upper(o.spend_currency) = ${currency}`;
   const purchaseCurrency = currency === null ? Prisma.empty : Prisma.sql`AND upper(s.currency) = ${currency}`;
-  const [row] = await query<{ ok: boolean }>(
-    tx,
-    Prisma.sql`
-    SELECT COALESCE((
+  return Prisma.sql`(COALESCE((
         SELECT SUM(o.spend_amount) FROM market_order o JOIN market_agent_pairing p ON p.id = o.agent_pairing_id
         WHERE ${who} AND o.created_at >= ${dayStart} AND o.status <> 'cancelled' ${orderCurrency}), 0)
       + COALESCE((
         SELECT SUM(s.amount::numeric) FROM stream_purchase s JOIN market_agent_pairing p ON p.id = s.agent_pairing_id
         WHERE ${who} AND s.created_at >= ${dayStart} AND s.status NOT IN (${Prisma.join(UNSPENT_PURCHASE)}) ${purchaseCurrency}), 0)
-      + ${amount}::numeric <= ${limit.toString()}::numeric AS ok`,
-  );
-  return row!.ok;
+      + ${amount}::numeric <= ${limit.toString()}::numeric)`;
 }
 
 /**

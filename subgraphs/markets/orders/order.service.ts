@@ -10,19 +10,23 @@
  * machine's policies (policies/policy.enforcement.ts: MACHINE_POLICY_DENIED, MACHINE_SPEND_LIMIT_EXCEEDED,
  * MACHINE_DAILY_LIMIT_EXCEEDED). The order
  * starts `created` with the service's payment recommendation (rail copied from the service) and its snapshot.
- * Spend counted: the quote's fixed price, else 0.
+ * Spend counted: the quote's fixed price, else 0. Create is one SQL transaction of three statements when no machine
+ * policy has a daily limit (orders/order-create.repository.ts): the read of the machine, quote, service and
+ * policies, the pairing's lock, then the order with its event and the pairing's daily sum.
  */
 import type { Clock } from "../../shared/clock.js";
 import type { MarketMachine } from "../../shared/db/generated/client.js";
 import { recordAuditEvent } from "../common/audit.repository.js";
-import type { CatalogueService, ServiceView } from "../work/catalogue.service.js";
+import { freshQuote, serviceView, type CatalogueService, type ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { OrderStatus } from "./order.states.js";
-import { lockOrder, ORDER_ID, transitionOrder, type OrderRow } from "./order.repository.js";
+import { lockOrder, ORDER_ID, transitionOrder, withinDailyLimit, type OrderRow } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
 import { executionDue } from "../work/task.service.js";
-import { checkDelegation } from "./pairing.policy.js";
-import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
+import { checkAmount, checkLists } from "./pairing.policy.js";
+import { enforcePolicies, policiesPassWithoutSums, policySubjectOf } from "../policies/policy.enforcement.js";
+import { assertActive, MARKET_MACHINE_ID } from "../common/machine.guard.js";
+import { insertOrder, readCreation } from "./order-create.repository.js";
 import type { MarketsStore } from "../common/store.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import type { MarketsSql, SqlStatement } from "../common/sql.js";
@@ -144,31 +148,44 @@ export class OrderService {
 
   async create(token: string | null | undefined, input: CreateOrderInput): Promise<OrderView> {
     const machineId = text(input.machineId, 100);
-    await this.machineCheck(machineId);
-    const claims = await this.pairings.precheck(token);
-    const searchId = text(input.searchId, 100);
-    const quoteId = text(input.quoteId, 100);
-    const orderInput = input.input === null || input.input === undefined ? {} : jsonObject(input.input);
-    const budget = input.budget ?? null;
-    if (budget && budget.amount != null && !DECIMAL.test(budget.amount)) throw MarketsErrors.validation();
-    if (budget && budget.currency != null && !/^[A-Z0-9]{3,10}$/.test(budget.currency)) throw MarketsErrors.validation();
-    const quote = (await this.catalogue.quote(searchId, quoteId, machineId)) as unknown as {
-      serviceId: string;
-      operation: string;
-      pricing: { mode: string; amount: string | null; currency: string | null };
-    };
-    const service: ServiceView = await this.catalogue.service(quote.serviceId);
-    const amount = quote.pricing.mode === "fixed" && quote.pricing.amount !== null ? quote.pricing.amount : "0";
-    const currency = quote.pricing.currency;
+    if (!MARKET_MACHINE_ID.test(machineId)) throw MarketsErrors.notFound();
+    const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : null);
     const now = new Date(this.clock.now());
-    const row = await this.store.write(async (tx) => {
-      const machine = await this.store.requireActiveMachine(tx, machineId);
-      const session = await this.pairings.authenticate(tx, token, machineId, claims);
-      await checkDelegation(tx, session.pairing.id, session.policy, { skillKey: service.skillKey, serviceId: service.id }, { amount, currency }, now);
-      await enforceMachinePolicies(tx, policySubjectOf(machineId, service), { amount, currency, now }, machine.policyIds);
-      const created = await tx.marketOrder.create({
-        data: {
-          id: newId("ord"),
+    // One SQL transaction; its first statement reads what the checks up to the pairing's lock weigh, which are then
+    // taken in their documented order.
+    const row = await this.store.sqlWrite(async (sql) => {
+      const read = await readCreation(sql, machineId, trimmed(input.searchId), trimmed(input.quoteId));
+      if (!read.machine) throw MarketsErrors.notFound();
+      assertActive(read.machine, await this.store.guard.identityHolds(read.machine));
+      const claims = await this.pairings.precheck(token);
+      const searchId = text(input.searchId, 100);
+      const quoteId = text(input.quoteId, 100);
+      const orderInput = input.input === null || input.input === undefined ? {} : jsonObject(input.input);
+      const budget = input.budget ?? null;
+      if (budget && budget.amount != null && !DECIMAL.test(budget.amount)) throw MarketsErrors.validation();
+      if (budget && budget.currency != null && !/^[A-Z0-9]{3,10}$/.test(budget.currency)) throw MarketsErrors.validation();
+      const quote = freshQuote(read.search, machineId, now.getTime());
+      if (!read.service) throw MarketsErrors.notFound();
+      const service: ServiceView = serviceView(read.service);
+      const amount = quote.pricing.mode === "fixed" && quote.pricing.amount !== null ? quote.pricing.amount : "0";
+      const currency = quote.pricing.currency;
+      const session = await this.pairings.authenticate(sql, token, machineId, claims);
+      const subject = policySubjectOf(machineId, service);
+      const spend = { amount, currency, now };
+      checkLists(session.policy, service.skillKey, service.id);
+      checkAmount(session.policy, amount, currency);
+      // The day's sum goes into the INSERT unless a policy still has to be weighed after it (its error comes second).
+      let dailyLimit = session.policy.dailySpendLimit;
+      if (!policiesPassWithoutSums(read.policies, subject, spend)) {
+        if (dailyLimit !== null && !(await withinDailyLimit(sql, session.pairing.id, amount, dailyLimit, now))) throw MarketsErrors.agentDailyLimitExceeded();
+        dailyLimit = null;
+        await enforcePolicies(sql, read.policies, subject, spend);
+      }
+      const id = newId("ord");
+      const created = await insertOrder(
+        sql,
+        {
+          id,
           machineId,
           agentPairingId: session.pairing.id,
           searchId,
@@ -180,24 +197,21 @@ export class OrderService {
           operation: quote.operation,
           executionMode: service.executionMode,
           integrationStatus: service.integrationStatus,
-          status: "created",
-          input: orderInput as never,
-          budget: (budget ?? undefined) as never,
-          payment: service.payment as never,
-          serviceSnapshot: service as never,
+          input: orderInput,
+          budget,
+          payment: service.payment,
+          serviceSnapshot: service,
           spendAmount: amount,
           spendCurrency: currency,
-          createdAt: now,
-          updatedAt: now,
         },
-      });
-      await recordAuditEvent(tx, {
-        kind: "market.order.created",
-        machineId,
-        actor: session.actor,
-        occurredAt: now,
-        data: { orderId: created.id, pairingId: session.pairing.id, serviceId: service.id, quoteId, spend: { amount, currency }, after: { status: "created" } },
-      });
+        {
+          actor: session.actor,
+          data: { orderId: id, pairingId: session.pairing.id, serviceId: service.id, quoteId, spend: { amount, currency }, after: { status: "created" } },
+        },
+        dailyLimit,
+        now,
+      );
+      if (!created) throw MarketsErrors.agentDailyLimitExceeded();
       return created;
     });
     return orderView(row);

@@ -48,10 +48,17 @@ export function policySubjectOf(
  * The active policies that apply to the machine, oldest first, with their parsed rules (unparseable ones left out).
  * `policyIds`: the machine's `policyIds` when the caller already read its row in this transaction (rule 1).
  */
-export async function applicablePolicies(tx: MarketsSql, machineId: string, policyIds?: string[]): Promise<Array<{ id: string; parsed: ParsedRules }>> {
+export async function applicablePolicies(tx: MarketsSql, machineId: string, policyIds?: string[]): Promise<ApplicablePolicy[]> {
   const sql = statementOf(tx);
   const ids = policyIds ?? (await sql<{ policyIds: string[] }>(MACHINE_POLICY_IDS, [machineId]))[0]?.policyIds ?? [];
-  const rows = await sql<{ id: string; kind: string; rules: unknown }>(APPLICABLE_POLICIES, [machineId, ids]);
+  return parsedPolicies(await sql<StoredPolicy>(APPLICABLE_POLICIES, [machineId, ids]));
+}
+
+export type ApplicablePolicy = { id: string; parsed: ParsedRules };
+type StoredPolicy = { id: string; kind: string; rules: unknown };
+
+/** Stored policies (oldest first) with their parsed rules; unparseable ones left out. */
+export function parsedPolicies(rows: StoredPolicy[]): ApplicablePolicy[] {
   return rows.flatMap((row) => {
     const parsed = storedRules(row.kind, row.rules);
     return parsed ? [{ id: row.id, parsed }] : [];
@@ -60,29 +67,57 @@ export async function applicablePolicies(tx: MarketsSql, machineId: string, poli
 
 const MACHINE_POLICY_IDS = `SELECT policy_ids AS "policyIds" FROM market_machine WHERE id = $1`;
 /** Active policies of the enforced kinds for every machine, naming the machine, or named by its `policyIds`. */
-const APPLICABLE_POLICIES = `SELECT id, kind, rules FROM markets_policy
-  WHERE status = 'active' AND kind IN ('access', 'routing', 'compliance', 'spend')
-    AND (cardinality(machine_ids) = 0 OR $1::text = ANY(machine_ids) OR id = ANY($2::text[]))
-  ORDER BY created_at, id`;
+const APPLICABLE_WHERE = (machineId: string, policyIds: string) => `status = 'active' AND kind IN ('access', 'routing', 'compliance', 'spend')
+    AND (cardinality(machine_ids) = 0 OR ${machineId} = ANY(machine_ids) OR id = ANY(${policyIds}))`;
+const APPLICABLE_POLICIES = `SELECT id, kind, rules FROM markets_policy WHERE ${APPLICABLE_WHERE("$1::text", "$2::text[]")} ORDER BY created_at, id`;
+
+/**
+ * The same policies as one JSON array (`parsedPolicies` reads it), as a scalar subquery of a statement that reads the
+ * machine row `m` (columns under their Prisma field names): its policies come with the machine's read.
+ */
+export const APPLICABLE_POLICIES_OF_M = `(SELECT COALESCE(json_agg(json_build_object('id', id, 'kind', kind, 'rules', rules) ORDER BY created_at, id), '[]'::json)
+  FROM markets_policy WHERE ${APPLICABLE_WHERE("m.id", 'm."policyIds"')})`;
 
 /** Refuses the use of the subject's service (and the spend, when given) that an applicable policy does not allow. */
 export async function enforceMachinePolicies(tx: MarketsSql, subject: PolicySubject, spend: PolicySpend | null, policyIds?: string[]): Promise<void> {
-  const policies = await applicablePolicies(tx, subject.machineId, policyIds);
+  await enforcePolicies(tx, await applicablePolicies(tx, subject.machineId, policyIds), subject, spend);
+}
+
+/** `enforceMachinePolicies` with the applicable policies already read (`APPLICABLE_POLICIES_OF_M`). */
+export async function enforcePolicies(tx: MarketsSql, policies: ApplicablePolicy[], subject: PolicySubject, spend: PolicySpend | null): Promise<void> {
   let locked = false;
   for (const { parsed } of policies) {
-    if (!allowsUse(parsed, subject)) throw MarketsErrors.machinePolicyDenied();
-    if (parsed.kind !== "spend" || spend === null) continue;
-    const rules = parsed.rules;
-    const currency = spend.currency === null ? null : spend.currency.toUpperCase();
-    if (rules.currency !== null && currency !== null && currency !== rules.currency && Number(spend.amount) > 0) throw MarketsErrors.machinePolicyDenied();
-    if (rules.perTransactionLimit !== null && Number(spend.amount) > rules.perTransactionLimit) throw MarketsErrors.machineSpendLimitExceeded();
-    if (rules.dailyLimit === null) continue;
+    if (!checkPolicy(parsed, subject, spend)) continue;
     if (!locked) {
       await lockMachineSpend(tx, subject.machineId);
       locked = true;
     }
-    if (!(await withinDailySpend(tx, { machineId: subject.machineId }, spend.amount, rules.dailyLimit, spend.now, rules.currency))) {
+    const rules = parsed.rules as { dailyLimit: number; currency: string | null };
+    if (!(await withinDailySpend(tx, { machineId: subject.machineId }, spend!.amount, rules.dailyLimit, spend!.now, rules.currency))) {
       throw MarketsErrors.machineDailyLimitExceeded();
     }
   }
+}
+
+/**
+ * Would `enforcePolicies` pass without reading the database: every policy allows the use and none has a daily limit
+ * to sum? (Then it neither queries nor throws, and a caller may weigh its other checks first.)
+ */
+export function policiesPassWithoutSums(policies: ApplicablePolicy[], subject: PolicySubject, spend: PolicySpend | null): boolean {
+  try {
+    return policies.every(({ parsed }) => !checkPolicy(parsed, subject, spend));
+  } catch {
+    return false;
+  }
+}
+
+/** One policy's checks that need no database; true when a daily limit remains to be summed. */
+function checkPolicy(parsed: ParsedRules, subject: PolicySubject, spend: PolicySpend | null): boolean {
+  if (!allowsUse(parsed, subject)) throw MarketsErrors.machinePolicyDenied();
+  if (parsed.kind !== "spend" || spend === null) return false;
+  const rules = parsed.rules;
+  const currency = spend.currency === null ? null : spend.currency.toUpperCase();
+  if (rules.currency !== null && currency !== null && currency !== rules.currency && Number(spend.amount) > 0) throw MarketsErrors.machinePolicyDenied();
+  if (rules.perTransactionLimit !== null && Number(spend.amount) > rules.perTransactionLimit) throw MarketsErrors.machineSpendLimitExceeded();
+  return rules.dailyLimit !== null;
 }

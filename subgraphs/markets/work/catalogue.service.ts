@@ -242,9 +242,25 @@ export class CatalogueService {
   /** A stored quote while it is fresh: QUOTE_EXPIRED after its TTL (for market orders), NOT_FOUND if unknown. */
   async quote(searchId: string, quoteId: string, machineId?: string) {
     const search = await this.repo.search(searchId);
-    const quote = search && (search.quotes as Array<{ id: string }>).find((q) => q.id === quoteId);
-    if (!search || !quote || (machineId !== undefined && search.machineId !== machineId)) throw notFound();
-    if (search.expiresAt.getTime() <= this.clock.now()) throw MarketsErrors.quoteExpired();
-    return quote;
+    const quote = search && (search.quotes as unknown as StoredQuote[]).find((q) => q.id === quoteId);
+    return freshQuote(search && { machineId: search.machineId, expiresAt: search.expiresAt, quote: quote ?? null }, machineId, this.clock.now());
   }
+}
+
+/** A quote as a search stored it. */
+export interface StoredQuote {
+  id: string;
+  serviceId: string;
+  operation: string;
+  pricing: { mode: string; amount: string | null; currency: string | null };
+}
+
+/**
+ * The quote of a stored search (null: no such search; `quote` null: no such quote in it) while it is fresh, for
+ * `machineId` when given: NOT_FOUND when unknown or another machine's, QUOTE_EXPIRED after its TTL.
+ */
+export function freshQuote(search: { machineId: string; expiresAt: Date; quote: StoredQuote | null } | null, machineId: string | undefined, now: number): StoredQuote {
+  if (!search || !search.quote || (machineId !== undefined && search.machineId !== machineId)) throw notFound();
+  if (search.expiresAt.getTime() <= now) throw MarketsErrors.quoteExpired();
+  return search.quote;
 }

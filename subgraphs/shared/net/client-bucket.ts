@@ -12,8 +12,25 @@ import ipaddr from "ipaddr.js";
 /** Prefix length that groups IPv6 clients. */
 export const IPV6_BUCKET_BITS = 64;
 
+/**
+ * Buckets already worked out, by address text: every request of a client names the same few addresses, and parsing
+ * one costs microseconds on the read route. Bounded: emptied when full, so many distinct addresses cannot grow it.
+ */
+const known = new Map<string, string>();
+const KNOWN_LIMIT = 10_000;
+
 /** `192.0.2.7` for IPv4; `2001:db8:1:2::/64` for any address of that /64. */
 export function clientBucket(ip: string): string {
+  let bucket = known.get(ip);
+  if (bucket === undefined) {
+    bucket = bucketOf(ip);
+    if (known.size >= KNOWN_LIMIT) known.clear();
+    known.set(ip, bucket);
+  }
+  return bucket;
+}
+
+function bucketOf(ip: string): string {
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     address = ipaddr.process(ip);

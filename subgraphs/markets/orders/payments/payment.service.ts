@@ -12,11 +12,12 @@
  * different rail than the recorded one is VALIDATION_ERROR). Concurrent intents serialise on the order's row lock.
  */
 import type { Clock } from "../../../shared/clock.js";
-import { recordAuditEvent, type MarketsTx } from "../../common/audit.repository.js";
+import type { MarketsSql } from "../../common/sql.js";
 import type { ServiceView } from "../../work/catalogue.service.js";
 import { MarketsErrors } from "../../common/errors.js";
 import { RAIL_TYPES, type OrderStatus, type PaymentStatus, type RailType } from "../order.states.js";
-import { assertOpen, lockOrder, transitionOrder, type OrderRow, type PaymentRow } from "../order.repository.js";
+import { assertOpen, lockOrder, type OrderRow, type PaymentRow } from "../order.repository.js";
+import { insertIntent, paymentOfOrder } from "./payment.repository.js";
 import type { PairingService } from "../pairing.service.js";
 import type { MarketsStore } from "../../common/store.js";
 import { jsonObject, newId, type JsonObject } from "../../common/support.js";
@@ -25,7 +26,7 @@ import { PaymentErrors } from "./payment.errors.js";
 
 /** What a rail needs to open a payment. */
 export interface IntentContext {
-  tx: MarketsTx;
+  tx: MarketsSql;
   order: OrderRow;
   service: ServiceView;
   rail: RailType;
@@ -109,36 +110,50 @@ export class PaymentService {
     return paymentView(row);
   }
 
+  /**
+   * The intent in one SQL transaction: the order's lock, rule 1 and the pairing's lock and checks, then
+   * the checks in their order, then one statement that writes the payment, moves the order and records the event,
+   * or answers the payment the order already has. The checks before that statement weigh the order as if it had no
+   * payment; when one refuses, the order's payment is read first, as an existing payment's answer comes before them.
+   */
   async intent(token: string | null | undefined, orderId: string, rail: string | null | undefined, details: unknown): Promise<{ payment: PaymentView; orderStatus: string }> {
     const claims = await this.pairings.precheck(token);
     if (rail !== null && rail !== undefined && !(RAIL_TYPES as readonly string[]).includes(rail)) throw MarketsErrors.validation();
     const extra = details === null || details === undefined ? {} : jsonObject(details);
     const now = new Date(this.clock.now());
-    return this.store.write(async (tx) => {
-      const order = await lockOrder(tx, orderId);
-      await this.store.requireActiveMachine(tx, order.machineId);
-      const session = await this.pairings.authenticate(tx, token, order.machineId, claims);
+    return this.store.sqlWrite(async (sql) => {
+      const order = await lockOrder(sql, orderId);
+      await this.store.requireActiveMachine(sql, order.machineId);
+      const session = await this.pairings.authenticate(sql, token, order.machineId, claims);
       if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
       assertOpen(order);
       const service = order.serviceSnapshot as unknown as ServiceView;
       const chosen = (rail ?? (order.payment as { defaultRail: string }).defaultRail) as RailType;
-      const existing = await tx.marketPayment.findUnique({ where: { orderId } });
-      if (existing) {
+      const existingAnswer = (existing: PaymentRow) => {
         if (existing.rail !== chosen) throw MarketsErrors.validation();
         return { payment: paymentView(existing), orderStatus: order.status };
+      };
+      let plan: IntentPlan;
+      try {
+        if (order.status !== "created") throw MarketsErrors.orderStateInvalid();
+        if (!supportedRails(service).includes(chosen)) throw MarketsErrors.validation();
+        const implementation = this.rails[chosen];
+        if (!implementation) throw MarketsErrors.railNotSupported();
+        // Who pays is the pairing's agent: an intent naming another payer is refused before anything is written.
+        if (typeof extra.payer === "string" && isAddress(extra.payer) && getAddress(extra.payer) !== getAddress(session.pairing.agentAddress)) {
+          throw PaymentErrors.payerMismatch();
+        }
+        plan = await implementation.intent({ tx: sql, order, service, rail: chosen, details: extra, now });
+      } catch (error) {
+        const existing = await paymentOfOrder(sql, orderId);
+        if (existing) return existingAnswer(existing);
+        throw error;
       }
-      if (order.status !== "created") throw MarketsErrors.orderStateInvalid();
-      if (!supportedRails(service).includes(chosen)) throw MarketsErrors.validation();
-      const implementation = this.rails[chosen];
-      if (!implementation) throw MarketsErrors.railNotSupported();
-      // Who pays is the pairing's agent: an intent naming another payer is refused before anything is written.
-      if (typeof extra.payer === "string" && isAddress(extra.payer) && getAddress(extra.payer) !== getAddress(session.pairing.agentAddress)) {
-        throw PaymentErrors.payerMismatch();
-      }
-      const plan = await implementation.intent({ tx, order, service, rail: chosen, details: extra, now });
-      const payment = await tx.marketPayment.create({
-        data: {
-          id: newId("pay"),
+      const paymentId = newId("pay");
+      const written = await insertIntent(
+        sql,
+        {
+          id: paymentId,
           orderId,
           machineId: order.machineId,
           rail: chosen,
@@ -152,20 +167,18 @@ export class PaymentService {
           payer: plan.payer ?? null,
           amountRaw: plan.amountRaw ?? null,
           escrowRef: plan.escrowRef ?? null,
-          details: (plan.details ?? {}) as never,
-          createdAt: now,
-          updatedAt: now,
+          details: plan.details ?? {},
         },
-      });
-      const after = await transitionOrder(tx, order, plan.orderStatus, now);
-      await recordAuditEvent(tx, {
-        kind: "market.payment.intent-created",
-        machineId: order.machineId,
-        actor: session.actor,
-        occurredAt: now,
-        data: { orderId, paymentId: payment.id, rail: chosen, paymentStatus: payment.status, before: { status: order.status }, after: { status: after.status } },
-      });
-      return { payment: paymentView(payment), orderStatus: after.status };
+        plan.orderStatus,
+        {
+          actor: session.actor,
+          data: { orderId, paymentId, rail: chosen, paymentStatus: plan.status, before: { status: order.status }, after: { status: plan.orderStatus } },
+        },
+        now,
+      );
+      if (written.existing) return existingAnswer(written.payment);
+      if (!written.moved) throw MarketsErrors.orderStateInvalid();
+      return { payment: paymentView(written.payment), orderStatus: plan.orderStatus };
     });
   }
 }

@@ -1,0 +1,142 @@
+/**
+ * `Database.transaction`, the plain-SQL interactive transaction of the markets API's hot writes: it commits, rolls
+ * back, reports unique violations and store outages the way Prisma's transactions do, and on PostgreSQL keeps
+ * Prisma's transaction timeout and its connection pool healthy.
+ */
+import { describe, expect, it } from "vitest";
+import { isStoreFailure, isUniqueViolation, openDatabase } from "../../subgraphs/shared/db/index.js";
+import { dbTransactionDuration } from "../../subgraphs/shared/observability/metrics.js";
+import { holdFirst } from "../support/barrier.js";
+import { databaseTargets, sql, withTestDatabase } from "../support/db.js";
+import { waitUntil } from "../support/wait.js";
+
+const INSERT_EVENT = `INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data)
+  VALUES ($1, NULL, 'system', NULL, $2::timestamptz, $3::jsonb) RETURNING id::text AS id`;
+
+async function transactionCount(database: string, outcome: string): Promise<number> {
+  const metric = await dbTransactionDuration.get();
+  const count = metric.values.find((v) => v.metricName === "db_transaction_duration_seconds_count" && v.labels.database === database && v.labels.outcome === outcome);
+  return count?.value ?? 0;
+}
+
+describe.each(databaseTargets())("SQL transactions on %s", (target) => {
+  const testDb = withTestDatabase(target);
+  const count = async (kind: string) => testDb.db.prisma.marketAuditEvent.count({ where: { kind: kind as never } });
+
+  it("commits every statement when the work resolves, answering its value; the commit is observed", async () => {
+    const commits = await transactionCount(target, "commit");
+    const ids = await testDb.db.transaction(async (sql) => {
+      const first = await sql<{ id: string }>(INSERT_EVENT, ["test.commit", new Date(), JSON.stringify({ n: 1 })]);
+      const second = await sql<{ id: string }>(INSERT_EVENT, ["test.commit", new Date(), JSON.stringify({ n: 2 })]);
+      return [first[0]!.id, second[0]!.id];
+    });
+    expect(BigInt(ids[1]!)).toBeGreaterThan(BigInt(ids[0]!));
+    expect(await count("test.commit")).toBe(2);
+    const rows = await testDb.db.prisma.marketAuditEvent.findMany({ where: { kind: "test.commit" as never }, orderBy: { id: "asc" } });
+    expect(rows.map((r) => r.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await transactionCount(target, "commit")).toBe(commits + 1);
+  });
+
+  it("rolls every statement back when the work throws, passing its error on unchanged", async () => {
+    const rollbacks = await transactionCount(target, "rollback");
+    const abort = new Error("abort");
+    const failed = testDb.db.transaction(async (sql) => {
+      await sql(INSERT_EVENT, ["test.rollback", new Date(), "{}"]);
+      throw abort;
+    });
+    await expect(failed).rejects.toBe(abort);
+    expect(await count("test.rollback")).toBe(0);
+    expect(await transactionCount(target, "rollback")).toBe(rollbacks + 1);
+    // The connection went back clean: the next transaction commits.
+    await testDb.db.transaction((sql) => sql(INSERT_EVENT, ["test.rollback", new Date(), "{}"]));
+    expect(await count("test.rollback")).toBe(1);
+  });
+
+  it("reports a unique violation as isUniqueViolation, naming its index, and writes nothing", async () => {
+    const failed = await testDb.db
+      .transaction(async (sql) => {
+        await sql(INSERT_EVENT, ["test.unique", new Date(), "{}"]);
+        await sql("CREATE TEMP TABLE sql_tx_unique (id int PRIMARY KEY) ON COMMIT DROP", []);
+        await sql("INSERT INTO sql_tx_unique (id) VALUES ($1::int), ($1::int)", [1]);
+      })
+      .then(() => undefined, (error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect(isUniqueViolation(failed)).toBe(true);
+    expect(isUniqueViolation(failed, "sql_tx_unique_pkey")).toBe(true);
+    expect(isUniqueViolation(failed, "another_index")).toBe(false);
+    expect(isStoreFailure(failed)).toBe(false);
+    expect(await count("test.unique")).toBe(0);
+  });
+
+  it("a statement that fails rolls the transaction back; the error is the database's, not a store outage", async () => {
+    const failed = await testDb.db
+      .transaction(async (sql) => {
+        await sql(INSERT_EVENT, ["test.bad", new Date(), "{}"]);
+        await sql("SELECT no_such_column FROM market_audit_event", []);
+      })
+      .then(() => undefined, (error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect(isStoreFailure(failed)).toBe(false);
+    expect(await count("test.bad")).toBe(0);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("SQL transactions on PostgreSQL: timeout and pool", () => {
+  const testDb = withTestDatabase("postgres");
+
+  it("a transaction that outlives transactionTimeoutMs (waiting on a lock) fails as a store outage and writes nothing; the pool keeps serving", async () => {
+    const deadlineMs = 300;
+    const other = await openDatabase({ dataDir: ".", databaseUrl: testDb.url, transactionTimeoutMs: deadlineMs }, { poolSize: 1 });
+    try {
+      const gate = holdFirst();
+      const holder = testDb.db.prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(4242)`;
+          await tx.$queryRaw`SELECT 1 FROM market_machine LIMIT 1`;
+          await gate.pass();
+        },
+        { timeout: 120_000 },
+      );
+      await gate.entered;
+      const started = performance.now();
+      const late = await other
+        .transaction(async (sql) => {
+          await sql(INSERT_EVENT, ["test.timeout", new Date(), "{}"]);
+          await sql("SELECT pg_advisory_xact_lock(4242)", []); // waits on the holder past the deadline
+          await sql(INSERT_EVENT, ["test.timeout", new Date(), "{}"]);
+        })
+        .then(() => undefined, (error: unknown) => error);
+      const waited = performance.now() - started;
+      gate.release();
+      await holder;
+      expect(late).toBeInstanceOf(Error);
+      expect(isStoreFailure(late)).toBe(true);
+      expect(waited).toBeGreaterThanOrEqual(deadlineMs - 20);
+      expect(await testDb.db.prisma.marketAuditEvent.count({ where: { kind: "test.timeout" as never } })).toBe(0);
+      // The server ended the expired session: no backend of it is left waiting or idle in a transaction.
+      await waitUntil(async () => {
+        const [row] = await sql<{ n: string }>(testDb.url!, "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'");
+        return Number(row!.n) === 0;
+      });
+      // The one pooled connection was replaced: the next transaction on the same pool commits.
+      await other.transaction((s) => s(INSERT_EVENT, ["test.timeout-after", new Date(), "{}"]));
+      expect(await testDb.db.prisma.marketAuditEvent.count({ where: { kind: "test.timeout-after" as never } })).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("concurrent transactions on one pool each commit their own statements (a connection per transaction)", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        testDb.db.transaction(async (sql) => {
+          const [row] = await sql<{ id: string }>(INSERT_EVENT, ["test.concurrent", new Date(), JSON.stringify({ i })]);
+          const [backend] = await sql<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
+          return { id: row!.id, pid: backend!.pid };
+        }),
+      ),
+    );
+    expect(new Set(results.map((r) => r.id)).size).toBe(12);
+    expect(await testDb.db.prisma.marketAuditEvent.count({ where: { kind: "test.concurrent" as never } })).toBe(12);
+  });
+});
