@@ -58,24 +58,32 @@ export interface AuditEventInput {
   occurredAt?: Date;
 }
 
-/** The INSERT of `count` events, built once per count: six parameters per event. */
+/**
+ * The INSERT of `count` events with their parameters from `$first` (six per event, in `auditEventValues` order), to
+ * run alone or as a CTE of a larger statement.
+ */
+export function auditEventsInsert(first: number, count: number): string {
+  const rows = Array.from({ length: count }, (_, i) => {
+    const n = (k: number) => `$${first + i * 6 + k}`;
+    return `(${n(0)}, ${n(1)}, ${n(2)}, ${n(3)}, ${n(4)}::timestamptz, ${n(5)}::jsonb)`;
+  });
+  return `INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data) VALUES ${rows.join(", ")}`;
+}
+
+/** The statement per event count, built once per count. */
 const insertTexts = new Map<number, string>();
 
 function insertText(count: number): string {
   let text = insertTexts.get(count);
   if (text === undefined) {
-    const rows = Array.from({ length: count }, (_, i) => {
-      const n = (k: number) => `$${i * 6 + k}`;
-      return `(${n(1)}, ${n(2)}, ${n(3)}, ${n(4)}, ${n(5)}::timestamptz, ${n(6)}::jsonb)`;
-    });
-    text = `INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data) VALUES ${rows.join(", ")}
-      RETURNING id::text AS id`;
+    text = `${auditEventsInsert(1, count)} RETURNING id::text AS id`;
     insertTexts.set(count, text);
   }
   return text;
 }
 
-function insertValues(events: AuditEventInput[]): unknown[] {
+/** The parameters of `events` for `auditEventsInsert`. */
+export function auditEventValues(events: AuditEventInput[]): unknown[] {
   const values: unknown[] = [];
   for (const e of events) values.push(e.kind, e.machineId, e.actor.type, e.actor.id ?? null, e.occurredAt ?? new Date(), JSON.stringify(e.data));
   return values;
@@ -83,7 +91,7 @@ function insertValues(events: AuditEventInput[]): unknown[] {
 
 /** One event, in the transaction of its change (either kind: common/sql.ts); answers its ID. */
 export async function recordAuditEvent(tx: MarketsSql, event: AuditEventInput): Promise<bigint> {
-  const [row] = await statementOf(tx)<{ id: string }>(insertText(1), insertValues([event]));
+  const [row] = await statementOf(tx)<{ id: string }>(insertText(1), auditEventValues([event]));
   return BigInt(row!.id);
 }
 
@@ -93,15 +101,5 @@ export async function recordAuditEvent(tx: MarketsSql, event: AuditEventInput): 
  */
 export async function recordAuditEvents(tx: MarketsSql, events: AuditEventInput[]): Promise<void> {
   if (events.length === 0) return;
-  await statementOf(tx)(insertText(events.length), insertValues(events));
-}
-
-/**
- * The same row as `recordAuditEvent`, as an `INSERT` statement to embed in a data-modifying CTE of a hot path (the
- * heartbeat writes its change and its event in one statement, inside its transaction).
- */
-export function auditEventInsertSql(event: AuditEventInput): Prisma.Sql {
-  return Prisma.sql`INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data)
-    VALUES (${event.kind}, ${event.machineId}, ${event.actor.type}, ${event.actor.id ?? null}, ${event.occurredAt ?? new Date()},
-      ${JSON.stringify(event.data)}::jsonb)`;
+  await statementOf(tx)(insertText(events.length), auditEventValues(events));
 }

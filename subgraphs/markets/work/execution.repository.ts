@@ -13,25 +13,14 @@
  * which rolls back the whole statement's work with the transaction. Statement texts are fixed per shape (event count,
  * with or without the order), so each is prepared once per connection.
  */
-import type { AuditEventInput } from "../common/audit.repository.js";
+import { auditEventsInsert, auditEventValues, type AuditEventInput } from "../common/audit.repository.js";
 import { camelRow, statementOf, type MarketsSql } from "../common/sql.js";
 import type { MarketPayment } from "../../shared/db/generated/client.js";
 import type { MarketsOutcome, MarketsRoute, MarketsRun, MarketsTask } from "./task.repository.js";
 
-/** The events of a write as a CTE (audit.repository's row: six parameters per event), parameters from `$first`. */
+/** The events of a write as a CTE (audit.repository's rows), parameters from `$first`. */
 function auditCte(first: number, count: number): string {
-  if (count === 0) return "";
-  const rows = Array.from({ length: count }, (_, i) => {
-    const n = (k: number) => `$${first + i * 6 + k}`;
-    return `(${n(0)}, ${n(1)}, ${n(2)}, ${n(3)}, ${n(4)}::timestamptz, ${n(5)}::jsonb)`;
-  });
-  return `, audit AS (INSERT INTO market_audit_event (kind, machine_id, actor_type, actor_id, occurred_at, data) VALUES ${rows.join(", ")})`;
-}
-
-function auditValues(events: AuditEventInput[]): unknown[] {
-  const values: unknown[] = [];
-  for (const e of events) values.push(e.kind, e.machineId, e.actor.type, e.actor.id ?? null, e.occurredAt ?? new Date(), JSON.stringify(e.data));
-  return values;
+  return count === 0 ? "" : `, audit AS (${auditEventsInsert(first, count)})`;
 }
 
 function cached(texts: Map<string, string>, key: string, build: () => string): string {
@@ -93,7 +82,7 @@ export async function insertClaimedTask(
     route.createdAt,
     order.orderId,
     order.sources,
-    ...auditValues(events),
+    ...auditEventValues(events),
   ];
   const [row] = await statementOf(tx)<Record<string, unknown> & { moved: number }>(text, values);
   const { moved, ...payment } = row!;
@@ -165,7 +154,7 @@ export async function recordRun(
   if (order) {
     values.push(order.orderId, order.to, order.sources, order.now, order.handoff === null || order.handoff === undefined ? null : JSON.stringify(order.handoff), order.errorMessage);
   }
-  values.push(...auditValues(events));
+  values.push(...auditEventValues(events));
   const [row] = await statementOf(tx)<{ tasks: number; orders?: number }>(text, values);
   return { task: row!.tasks === 1, order: order === null || row!.orders === 1 };
 }
