@@ -44,7 +44,7 @@ export async function transitionOrder(
   const fields = Object.keys(patch).filter((field) => patch[field as keyof OrderPatch] !== undefined) as Array<keyof OrderPatch>;
   const values: unknown[] = fields.map((field) => (JSON_FIELDS.has(field) ? JSON.stringify(patch[field]) : patch[field]));
   values.push(to, now, order.id, orderSourcesOf(to));
-  const updated = await statementOf(tx)(transitionText(fields), values);
+  const updated = await statementOf(tx)(transitionText("market_order", fields, JSON_FIELDS, "id"), values);
   if (updated.length !== 1) throw MarketsErrors.orderStateInvalid();
   const after: Record<string, unknown> = { ...order };
   for (const [field, value] of Object.entries(patch)) if (value !== undefined) after[field] = value;
@@ -57,17 +57,23 @@ export type OrderPatch = Partial<
 >;
 
 const JSON_FIELDS = new Set<string>(["handoff", "resolution"]);
-/** The UPDATE per set of patched fields (a handful of fixed sets): each text is prepared once per connection. */
+
+/** The conditional UPDATE per table and set of patched fields (a handful of fixed sets): prepared once per connection. */
 const transitionTexts = new Map<string, string>();
 
-function transitionText(fields: string[]): string {
-  const key = fields.join(",");
+/**
+ * `UPDATE table SET <fields>, status, updated_at WHERE id AND status is a source RETURNING returning`, parameters in
+ * that order: the fields' values, the new status, the time, the ID, the source statuses.
+ */
+function transitionText(table: "market_order" | "market_payment", fields: string[], json: ReadonlySet<string>, returning: string): string {
+  const key = `${table} ${fields.join(",")}`;
   let text = transitionTexts.get(key);
   if (text === undefined) {
-    const sets = fields.map((field, i) => `${column(field)} = $${i + 1}${JSON_FIELDS.has(field) ? "::jsonb" : ""}`);
+    // Quoted: `authorization` is a reserved word.
+    const sets = fields.map((field, i) => `"${column(field)}" = $${i + 1}${json.has(field) ? "::jsonb" : ""}`);
     const n = fields.length;
-    sets.push(`status = $${n + 1}`, `updated_at = $${n + 2}`);
-    text = `UPDATE market_order SET ${sets.join(", ")} WHERE id = $${n + 3} AND status = ANY($${n + 4}::text[]) RETURNING id`;
+    sets.push(`status = $${n + 1}`, `updated_at = $${n + 2}::timestamptz`);
+    text = `UPDATE ${table} SET ${sets.join(", ")} WHERE id = $${n + 3} AND status = ANY($${n + 4}::text[]) RETURNING ${returning}`;
     transitionTexts.set(key, text);
   }
   return text;
@@ -91,27 +97,12 @@ export async function transitionPayment(
     return PAYMENT_JSON_FIELDS.has(field) ? JSON.stringify(value) : value;
   });
   values.push(to, now, payment.id, paymentSourcesOf(to));
-  const [row] = await statementOf(tx)<Record<string, unknown>>(paymentTransitionText(fields), values);
+  const [row] = await statementOf(tx)<Record<string, unknown>>(transitionText("market_payment", fields, PAYMENT_JSON_FIELDS, "*"), values);
   if (!row) throw MarketsErrors.orderStateInvalid();
   return camelRow<PaymentRow>(row);
 }
 
 const PAYMENT_JSON_FIELDS = new Set<string>(["details", "authorization"]);
-const paymentTransitionTexts = new Map<string, string>();
-
-function paymentTransitionText(fields: string[]): string {
-  const key = fields.join(",");
-  let text = paymentTransitionTexts.get(key);
-  if (text === undefined) {
-    // Quoted: `authorization` is a reserved word.
-    const sets = fields.map((field, i) => `"${column(field)}" = $${i + 1}${PAYMENT_JSON_FIELDS.has(field) ? "::jsonb" : ""}`);
-    const n = fields.length;
-    sets.push(`status = $${n + 1}`, `updated_at = $${n + 2}::timestamptz`);
-    text = `UPDATE market_payment SET ${sets.join(", ")} WHERE id = $${n + 3} AND status = ANY($${n + 4}::text[]) RETURNING *`;
-    paymentTransitionTexts.set(key, text);
-  }
-  return text;
-}
 
 /**
  * Would `amount` keep the pairing within `limit` for the UTC day of `now`? The day's spend of the pairing's market
