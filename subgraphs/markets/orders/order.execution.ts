@@ -23,14 +23,15 @@
  */
 import type { AuditActor, AuditEventInput } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import { camelRow, type MarketsSql, type SqlStatement } from "../common/sql.js";
+import type { MarketsSql, SqlStatement } from "../common/sql.js";
 import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
 import { insertClaimedTask } from "../work/execution.repository.js";
 import { routeRequired, type Attempt, type Execution, type TaskExecutor } from "../work/task.executor.js";
 import type { MarketsRoute, MarketsTask } from "../work/task.repository.js";
 import { taskStateInvalid, type TaskService } from "../work/task.service.js";
 import { routeView, taskView } from "../work/task.views.js";
-import { assertOpen, lockOrder, transitionOrder, type OrderPatch, type OrderRow, type PaymentRow } from "./order.repository.js";
+import { assertOpen, lockOrder, patchedOrder, transitionOrder, type OrderPatch, type OrderRow, type PaymentRow } from "./order.repository.js";
+import { paymentOfOrder } from "./payments/payment.repository.js";
 import { orderSourcesOf, type OrderStatus } from "./order.states.js";
 import { orderView, type OrderService, type OrderView } from "./order.service.js";
 import { newId, workAuditEvent } from "../common/support.js";
@@ -109,7 +110,7 @@ export class OrderExecutor {
       // transitionOrder's checks, in its order: a finished order is ORDER_CLOSED, any other source ORDER_STATE_INVALID.
       assertOpen(current);
       if (!orderMoved) throw MarketsErrors.orderStateInvalid();
-      let after = patched(current, next, now, patch);
+      let after = patchedOrder(current, next, now, patch);
       // Only an x402 payment confirms on delivery (its rail is fixed at the intent).
       if (next === "delivered" && this.payments && claim.payment?.rail === "x402") after = await this.payments.autoConfirm(sql, after, actor, now);
       return { execution, finished: after };
@@ -148,7 +149,7 @@ export class OrderExecutor {
       task = existing;
       patch.taskId = task.id;
       await transitionOrder(sql, order, "executing", started, patch);
-      payment = this.payments ? ((await sql<Record<string, unknown>>(PAYMENT_OF_ORDER, [order.id])).map((row) => camelRow<PaymentRow>(row))[0] ?? null) : null;
+      payment = this.payments ? await paymentOfOrder(sql, order.id) : null;
     } else {
       task = {
         id: newId("task"),
@@ -178,17 +179,8 @@ export class OrderExecutor {
       if (!claimed.moved) throw MarketsErrors.orderStateInvalid();
       payment = claimed.payment;
     }
-    const after = patched(order, "executing", started, patch);
+    const after = patchedOrder(order, "executing", started, patch);
     const claimed: MarketsTask = { ...task, status: "executing", updatedAt: started, executingDeadline: deadline };
     return { order: after, actor, task, claimed, route, service, endpoint, payment: this.payments ? payment : null };
   }
 }
-
-/** The row a transition leaves (as transitionOrder answers it): `order` with the patch's defined fields, status and time. */
-function patched(order: OrderRow, to: OrderStatus, now: Date, patch: OrderPatch): OrderRow {
-  const after: Record<string, unknown> = { ...order };
-  for (const [field, value] of Object.entries(patch)) if (value !== undefined) after[field] = value;
-  return { ...(after as OrderRow), status: to, updatedAt: now };
-}
-
-const PAYMENT_OF_ORDER = `SELECT * FROM market_payment WHERE order_id = $1`;

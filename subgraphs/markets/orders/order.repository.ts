@@ -46,6 +46,11 @@ export async function transitionOrder(
   values.push(to, now, order.id, orderSourcesOf(to));
   const updated = await statementOf(tx)(transitionText("market_order", fields, JSON_FIELDS, "id"), values);
   if (updated.length !== 1) throw MarketsErrors.orderStateInvalid();
+  return patchedOrder(order, to, now, patch);
+}
+
+/** The row a transition leaves: `order` with the patch's defined fields, the new status and time. */
+export function patchedOrder(order: OrderRow, to: OrderStatus, now: Date, patch: OrderPatch): OrderRow {
   const after: Record<string, unknown> = { ...order };
   for (const [field, value] of Object.entries(patch)) if (value !== undefined) after[field] = value;
   return { ...(after as OrderRow), status: to, updatedAt: now };

@@ -27,7 +27,8 @@ import { spendTransfer } from "./spent.repository.js";
 import { findSettlement, settlePayment, type PaymentPayload, type PaymentRequirements } from "./x402.js";
 import { jsonObject, type JsonObject } from "../../common/support.js";
 import { getAddress } from "ethers";
-import { camelRow, statementOf, type MarketsSql } from "../../common/sql.js";
+import type { MarketsSql } from "../../common/sql.js";
+import { paymentOfOrder } from "./payment.repository.js";
 
 export interface PaymentResult {
   payment: PaymentView;
@@ -35,8 +36,6 @@ export interface PaymentResult {
 }
 
 type Actor = Parameters<typeof recordAuditEvent>[1]["actor"];
-
-const PAYMENT_OF_ORDER = `SELECT * FROM market_payment WHERE order_id = $1`;
 
 const result = (payment: PaymentRow, order: OrderRow): PaymentResult => ({ payment: paymentView(payment), orderStatus: order.status });
 
@@ -203,8 +202,7 @@ export class PaymentSettlementService {
 
   /** Execute, delivered: an x402 order confirms itself and its settled payment is released (notes 2.7). */
   async autoConfirm(tx: MarketsSql, order: OrderRow, actor: Actor, now: Date): Promise<OrderRow> {
-    const [row] = await statementOf(tx)<Record<string, unknown>>(PAYMENT_OF_ORDER, [order.id]);
-    const payment = row ? camelRow<PaymentRow>(row) : null;
+    const payment = await paymentOfOrder(tx, order.id);
     if (!payment || payment.rail !== "x402" || payment.status !== "held" || !payment.txHash) return order;
     const confirmed = await transitionOrder(tx, order, "confirmed", now);
     const released = await transitionPayment(tx, payment, "released", now);
