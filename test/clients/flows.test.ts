@@ -6,7 +6,7 @@
  * documents (clients/graphql/) run against the gateway and read what the flows made.
  */
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
-import { JsonRpcProvider, Wallet } from "ethers";
+import { Contract, JsonRpcProvider, Wallet } from "ethers";
 import { print } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -26,6 +26,7 @@ import {
   type FlowProgress,
   type MarketsClient,
 } from "../../clients/typescript/src/index.js";
+import { paymentOverrides } from "../../clients/typescript/src/flows/payer.js";
 import { MachineAcrossSubgraphsDocument, MarketMachineWithOrdersDocument, MarketOrderStatus, PendingChipEvidenceDocument } from "../../clients/graphql/generated/graphql.js";
 import { DEV_OPERATOR_TOKEN } from "../../subgraphs/shared/config.js";
 import { bindMachine, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
@@ -179,6 +180,17 @@ describe("machine authority, pairing and market orders", () => {
     expect(steps[0]).toBe("quote");
     expect(steps.at(-1)).toBe("settled");
     expect(result.payment.status).toBe(payment!.status);
+  });
+
+  it("two payments from one key in quick succession get their own nonces, on a provider that shares requests for 250 ms", async () => {
+    const payer = agentKey();
+    const token = new Contract(p.demo.payments!.stablecoin.address, ["function approve(address spender, uint256 value) returns (bool)"], payer);
+    const spender = p.demo.payments!.escrow.address;
+    const first = await (await token.approve(spender, 1n, await paymentOverrides(payer))).wait();
+    const second = await (await token.approve(spender, 2n, await paymentOverrides(payer))).wait();
+    const [a, b] = await Promise.all([chain.getTransaction(first!.hash), chain.getTransaction(second!.hash)]);
+    expect(b!.nonce).toBe(a!.nonce + 1);
+    expect([first!.status, second!.status]).toEqual([1, 1]);
   });
 
   it("typed GraphQL documents read the machine across the subgraphs, the pending evidence and the machine's orders", async () => {

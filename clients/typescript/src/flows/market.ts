@@ -10,6 +10,7 @@ import { randomNonce, signAuthorization } from "../../../../subgraphs/markets/or
 import type { PaymentRequirements } from "../../../../subgraphs/markets/orders/payments/x402.js";
 import { ok, type MarketsClient } from "../clients.js";
 import { FlowError } from "../errors.js";
+import { paymentOverrides } from "./payer.js";
 import { report, type OnProgress } from "./progress.js";
 
 export type Rail = "not-required" | "wallet" | "onchain-escrow" | "x402";
@@ -71,13 +72,13 @@ export async function payOrder(agent: MarketsClient, orderId: string, rail: Rail
   if (!token || !amountRaw) throw new FlowError("PAYMENT_INTENT_INCOMPLETE", `the ${rail} intent names no token or amount`);
   const stablecoin = new Contract(token, TOKEN_ABI, payer);
   if (rail === "wallet") {
-    const sent = await stablecoin.transfer(payee, BigInt(amountRaw));
+    const sent = await stablecoin.transfer(payee, BigInt(amountRaw), await paymentOverrides(payer));
     const txHash = (await sent.wait()).hash as string;
     report(onProgress, "transfer", { txHash });
     return (await ok(agent.api.POST("/api/v1/market/orders/{orderId}/payment-proof", { ...path, body: { mode: "rpc", txHash, from: payerAddress } }))).item;
   }
   if (rail === "onchain-escrow") {
-    await (await stablecoin.approve(details.escrow, BigInt(amountRaw))).wait();
+    await (await stablecoin.approve(details.escrow, BigInt(amountRaw), await paymentOverrides(payer))).wait();
     report(onProgress, "approved", { escrow: details.escrow });
     return (await ok(agent.api.POST("/api/v1/market/orders/{orderId}/payment/escrow-lock", { ...path, body: { payer: payerAddress } }))).item;
   }

@@ -16,6 +16,7 @@ import { toHex } from "../../../../subgraphs/markets/stream/index.js";
 import { ChunkFiles } from "../../../../subgraphs/markets/stream/p2p/chunk-files.js";
 import { ok, type MarketsClient } from "../clients.js";
 import { ApiError, FlowError, StepError } from "../errors.js";
+import { paymentOverrides } from "./payer.js";
 import { StreamApi, type BuyerKey } from "../stream/api.js";
 import { decryptDataset, httpDownload } from "../stream/fetch.js";
 import { verifyListing } from "../stream/verify.js";
@@ -68,7 +69,7 @@ export async function buyStream(markets: MarketsClient, request: StreamPurchaseR
     throw new FlowError("PRICE_CURRENCY_UNSUPPORTED", `the listing's price is in ${order.price.currency}; this flow pays USD-pegged stablecoin prices`);
   }
   const stablecoin = new Contract(request.stablecoin, ["function transfer(address to, uint256 value) returns (bool)"], request.payer);
-  const txHash = (await (await stablecoin.transfer(request.payee, parseUnits(order.price.amount, 6))).wait()).hash as string;
+  const txHash = (await (await stablecoin.transfer(request.payee, parseUnits(order.price.amount, 6), await paymentOverrides(request.payer))).wait()).hash as string;
   const chainId = String((await request.payer.provider!.getNetwork()).chainId);
   report(onProgress, "transfer", { txHash });
   const path_ = { params: { path: { orderId: order.id } } };
