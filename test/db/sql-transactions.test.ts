@@ -130,13 +130,17 @@ describe.skipIf(!process.env.DATABASE_URL)("SQL transactions on PostgreSQL: time
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         testDb.db.transaction(async (sql) => {
+          const pid = async () => (await sql<{ pid: number }>("SELECT pg_backend_pid() AS pid", []))[0]!.pid;
+          const before = await pid();
           const [row] = await sql<{ id: string }>(INSERT_EVENT, ["test.concurrent", new Date(), JSON.stringify({ i })]);
-          const [backend] = await sql<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
-          return { id: row!.id, pid: backend!.pid };
+          // Its own uncommitted row is visible to it alone: every statement ran in this transaction, on one connection.
+          const [own] = await sql<{ n: number }>("SELECT count(*)::int AS n FROM market_audit_event WHERE kind = 'test.concurrent' AND data->>'i' = $1", [String(i)]);
+          return { id: row!.id, samePid: before === (await pid()), own: own!.n };
         }),
       ),
     );
     expect(new Set(results.map((r) => r.id)).size).toBe(12);
+    expect(results.every((r) => r.samePid && r.own === 1)).toBe(true);
     expect(await testDb.db.prisma.marketAuditEvent.count({ where: { kind: "test.concurrent" as never } })).toBe(12);
   });
 });
