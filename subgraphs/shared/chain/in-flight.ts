@@ -29,6 +29,30 @@ export class InFlightLimit {
     }
   }
 
+  /**
+   * Runs `task` in a slot under a deadline of `timeoutMs` that covers the wait for the slot too: past it the caller is
+   * rejected with `timedOut()` and a task still waiting leaves the queue. A task already running keeps its slot until
+   * it ends, so the cap bounds the work really in progress (sockets, for the chain reader).
+   */
+  async runWithin<T>(task: () => Promise<T>, timeoutMs: number, timedOut: () => Error): Promise<T> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = timedOut();
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
+    const ran = this.run(task, controller.signal);
+    ran.catch(() => {}); // after the deadline nobody is told
+    try {
+      return await Promise.race([ran, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private slot(signal: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);

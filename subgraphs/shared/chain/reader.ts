@@ -20,16 +20,14 @@ import { ChainUnavailableError } from "../errors.js";
 import { contractInterface } from "./artifacts.js";
 import { bigintAsString, toMachine, toStatus } from "./decode.js";
 import { InFlightLimit } from "./in-flight.js";
-import { callData, sendBatch } from "./rpc-batch.js";
-import { probeReadiness } from "./readiness.js";
+import { callData, sendBatches } from "./rpc-batch.js";
+import { probeReadiness, SharedProbe } from "./readiness.js";
 import { createProvider } from "./rpc.js";
 import type { AttestationStatus, ChainReads, ChipAttestation, MachineOnChain, ReadinessProbe } from "./types.js";
 import { systemClock, type Clock } from "../clock.js";
 
 /** `AttestationRegistry.TOPIC_CHIP`. */
 const CHIP_TOPIC = 0;
-/** How long a readiness answer is reused after it arrived. */
-const PROBE_REUSE_MS = 1000;
 
 export interface ChainReaderOptions {
   rpcUrl: string;
@@ -57,14 +55,12 @@ interface BlockCache {
   entries: Map<string, Promise<unknown>>;
 }
 
-type SharedProbe = { result: Promise<ReadinessProbe>; settledAt?: number };
-
 export class ChainReader implements ChainReads {
   private readonly provider: JsonRpcProvider;
   private readonly agent: http.Agent;
   readonly inFlight: InFlightLimit;
   private readonly maxCacheEntries: number;
-  private lastProbe: SharedProbe | null = null;
+  private readonly sharedProbe: SharedProbe;
   private block: BlockCache | null = null;
   private headRequest: Promise<BlockCache> | null = null;
   private watcher: NodeJS.Timeout | null = null;
@@ -82,6 +78,7 @@ export class ChainReader implements ChainReads {
       agent: this.agent,
     });
     this.maxCacheEntries = options.maxCacheEntries ?? 10_000;
+    this.sharedProbe = new SharedProbe(() => probeReadiness(options.addresses, (method, params) => this.send(method, params)), options.clock ?? systemClock);
   }
 
   /** The contract addresses reads go to. */
@@ -207,16 +204,9 @@ export class ChainReader implements ChainReads {
     const to = this.options.addresses[name];
     if (!to) throw new ChainUnavailableError(new Error(`no address configured for ${name}`));
     const calls = callData(contractInterface(name), method, argsList).map((data) => ({ method: "eth_call", params: [{ to, data }, block.tag] }));
-    const batches: Promise<T[]>[] = [];
-    for (let start = 0; start < calls.length; start += batchSize) {
-      const batch = calls.slice(start, start + batchSize);
-      const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
-      const send = () => sendBatch<string>(this.options.rpcUrl, batch, this.options.requestTimeoutMs, this.agent);
-      // Each batch is decoded as it arrives, while the node is still answering the others.
-      batches.push(this.inFlight.run(send, deadline).then((results) => results.map((result, i) => decode(result, start + i))));
-    }
+    const transport = { rpcUrl: this.options.rpcUrl, timeoutMs: this.options.requestTimeoutMs, agent: this.agent, inFlight: this.inFlight };
     try {
-      return (await Promise.all(batches)).flat();
+      return await sendBatches(transport, calls, decode, batchSize);
     } catch (error) {
       throw new ChainUnavailableError(error);
     }
@@ -224,13 +214,7 @@ export class ChainReader implements ChainReads {
 
   /** The readiness checks (readiness.ts); concurrent and repeated callers within a second share one probe. */
   probe(): Promise<ReadinessProbe> {
-    const last = this.lastProbe;
-    const clock = this.options.clock ?? systemClock;
-    if (last && (last.settledAt === undefined || clock.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
-    const entry: SharedProbe = { result: probeReadiness(this.options.addresses, (method, params) => this.send(method, params)) };
-    void entry.result.finally(() => (entry.settledAt = clock.now()));
-    this.lastProbe = entry;
-    return entry.result;
+    return this.sharedProbe.get();
   }
 
   /**
@@ -284,27 +268,15 @@ export class ChainReader implements ChainReads {
    * transport ends it: the cap bounds sockets.
    */
   async send<T>(method: string, params: unknown[]): Promise<T> {
-    const controller = new AbortController();
-    const timedOut = new ChainUnavailableError(new Error(`${method} timed out`));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort(timedOut);
-        reject(timedOut);
-      }, this.options.requestTimeoutMs);
-    });
-    const sent = this.inFlight.run(() => this.provider.send(method, params), controller.signal);
-    sent.catch(() => {}); // after the deadline nobody is told
     const started = process.hrtime.bigint();
     let outcome = "error";
     try {
-      const result = (await Promise.race([sent, deadline])) as T;
+      const result = await this.inFlight.runWithin(() => this.provider.send(method, params) as Promise<T>, this.options.requestTimeoutMs, () => new ChainUnavailableError(new Error(`${method} timed out`)));
       outcome = "ok";
       return result;
     } catch (error) {
       throw error instanceof ChainUnavailableError ? error : new ChainUnavailableError(error);
     } finally {
-      clearTimeout(timer);
       chainRpcDuration.observe({ method, outcome }, secondsSince(started));
     }
   }

@@ -6,6 +6,7 @@ import type { ContractName } from "../config.js";
 import { contractInterface } from "./artifacts.js";
 import { NOT_READY } from "./decode.js";
 import type { ReadinessProbe } from "./types.js";
+import type { Clock } from "../clock.js";
 
 type Send = <T>(method: string, params: unknown[]) => Promise<T>;
 
@@ -41,4 +42,26 @@ export async function probeReadiness(addresses: Partial<Record<ContractName, str
       admin_flags: addresses.AdminFlags ? adminFlags : true,
     },
   };
+}
+
+/** How long a readiness answer is reused after it arrived. */
+const PROBE_REUSE_MS = 1000;
+
+/** One probe in flight at a time, its answer reused for a second after it arrived (by `clock`). */
+export class SharedProbe {
+  private last: { result: Promise<ReadinessProbe>; settledAt?: number } | null = null;
+
+  constructor(
+    private readonly run: () => Promise<ReadinessProbe>,
+    private readonly clock: Clock,
+  ) {}
+
+  get(): Promise<ReadinessProbe> {
+    const last = this.last;
+    if (last && (last.settledAt === undefined || this.clock.now() - last.settledAt < PROBE_REUSE_MS)) return last.result;
+    const entry: { result: Promise<ReadinessProbe>; settledAt?: number } = { result: this.run() };
+    void entry.result.finally(() => (entry.settledAt = this.clock.now()));
+    this.last = entry;
+    return entry.result;
+  }
 }

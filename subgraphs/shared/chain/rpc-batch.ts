@@ -9,6 +9,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { Interface } from "ethers";
+import type { InFlightLimit } from "./in-flight.js";
 
 export interface RpcCall {
   method: string;
@@ -42,6 +43,29 @@ export async function sendBatch<T>(rpcUrl: string, calls: readonly RpcCall[], ti
   }
   if (seen.size !== calls.length) throw new Error("JSON-RPC batch answer is incomplete");
   return results;
+}
+
+/** Where batches go: the node, the deadline of one batch, the keep-alive agent and the reader's in-flight cap. */
+export interface BatchTransport {
+  rpcUrl: string;
+  timeoutMs: number;
+  agent: http.Agent;
+  inFlight: InFlightLimit;
+}
+
+/**
+ * `calls` as batches of `batchSize`, each in its own in-flight slot under its own deadline (the wait for the slot
+ * included), each answer decoded as soon as it arrives while the node is still answering the others; in call order.
+ */
+export async function sendBatches<T>(transport: BatchTransport, calls: readonly RpcCall[], decode: (returnData: string, call: number) => T, batchSize: number): Promise<T[]> {
+  const batches: Promise<T[]>[] = [];
+  for (let start = 0; start < calls.length; start += batchSize) {
+    const batch = calls.slice(start, start + batchSize);
+    const deadline = AbortSignal.timeout(transport.timeoutMs);
+    const send = () => sendBatch<string>(transport.rpcUrl, batch, transport.timeoutMs, transport.agent);
+    batches.push(transport.inFlight.run(send, deadline).then((results) => results.map((result, i) => decode(result, start + i))));
+  }
+  return (await Promise.all(batches)).flat();
 }
 
 /** POSTs `body` and resolves with the answer's text; rejects on a non-2xx status, a cut-off answer or the deadline. */
