@@ -3,7 +3,8 @@
  * REST routes and GraphQL against a real provider socket that holds its answer (a stalled execution), with an injected
  * clock and MARKETS_EXECUTION_DEADLINE_SECONDS=60: an escrowed market order executing past its deadline is recovered
  * `failed` once (by the job, or lazily by the next call), its task failed with a `deadline_exceeded` run, its payment
- * refunded on chain once (a refund whose first send failed is completed by a later sweep, sent once); the provider is
+ * refunded on chain once (a refund whose first send failed is completed by a later sweep, sent once; one that landed
+ * unseen is recorded from the chain, not sent again); the provider is
  * called once, and its late answer records nothing. A standalone task past
  * its deadline is recovered by its next execute, which runs nothing. PGlite, and PostgreSQL when DATABASE_URL is set.
  */
@@ -239,6 +240,48 @@ describe("executions past their deadline are recovered once, the provider called
     expect((await marketsServices(p).lifecycle.run()).refundsCompleted).toBe(0);
     expect(await rpc.getTransactionCount(operator, "latest")).toBe(nonce + 1);
     expect(await kinds("orderId", orderId)).toEqual(events);
+    provider.release();
+    expectMarketsError(await answer, 409, "TASK_STATE_INVALID");
+  });
+
+  it("a refund that landed before it was recorded (its answer lost) is recorded from the chain by the sweep, not sent again", async () => {
+    const { orderId, answer } = await stalledOrder();
+    const operator = p.demo.payments!.escrow.operatorAddress;
+    const balance = await rpc.getBalance(operator);
+    await rpc.send("anvil_setBalance", [operator, "0x0"]);
+    clock.advance(DEADLINE_MS);
+    try {
+      expect((await marketsServices(p).lifecycle.run()).ordersRecovered).toBe(1);
+    } finally {
+      await rpc.send("anvil_setBalance", [operator, `0x${balance.toString(16)}`]);
+    }
+    expect((await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } })).status).toBe("refund_pending");
+
+    // The refund lands on chain without the platform seeing it: sent by a second operator the escrow's admin allows.
+    const iface = contractInterface("PaymentEscrow");
+    const sendAs = async (from: string, data: string) => {
+      await rpc.send("anvil_impersonateAccount", [from]);
+      await rpc.send("anvil_setBalance", [from, "0x56bc75e2d63100000"]);
+      const hash = await rpc.send("eth_sendTransaction", [{ from, to: p.demo.payments!.escrow.address, data }]);
+      let receipt: { status: string } | null = null;
+      await waitUntil(async () => (receipt = await rpc.send("eth_getTransactionReceipt", [hash])) !== null);
+      expect(receipt!.status).toBe("0x1");
+      await rpc.send("anvil_stopImpersonatingAccount", [from]);
+    };
+    const other = Wallet.createRandom().address;
+    await sendAs(await escrow.admin!(), iface.encodeFunctionData("setOperator", [other, true]));
+    await sendAs(other, iface.encodeFunctionData("refund", [escrowOrderKey(orderId)]));
+    expect(await escrowState(orderId)).toBe("refunded");
+    const nonce = await rpc.getTransactionCount(operator, "latest");
+
+    clock.advance(REFUND_RETRY_AFTER_MS);
+    expect((await marketsServices(p).lifecycle.run()).refundsCompleted).toBe(1);
+    // Read from the chain and recorded: the platform's operator sent nothing, and the hash it never saw is not made up.
+    expect(await rpc.getTransactionCount(operator, "latest")).toBe(nonce);
+    const payment = await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } });
+    expect([payment.status, (payment.details as any).refund]).toEqual(["refunded", { txHash: null }]);
+    const refunded = (await prismaOf(p).marketAuditEvent.findMany({ where: { kind: "market.payment.refunded" as never } })).filter((e: any) => e.data.orderId === orderId);
+    expect(refunded.map((e: any) => [e.data.recovered, e.data.txHash, e.data.after.status])).toEqual([[true, null, "refunded"]]);
     provider.release();
     expectMarketsError(await answer, 409, "TASK_STATE_INVALID");
   });
