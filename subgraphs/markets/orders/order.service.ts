@@ -20,7 +20,7 @@ import { recordAuditEvent } from "../common/audit.repository.js";
 import { freshQuote, serviceView, type CatalogueService, type ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { OrderStatus } from "./order.states.js";
-import { ORDER_ID, transitionOrder, withinDailyLimit, type OrderRow } from "./order.repository.js";
+import { ORDER_ID, transitionOrder, withinDailyLimit, type OrderRow, type OrderWriteRows } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
 import { executionDue } from "../work/task.service.js";
 import { checkAmount, checkLists } from "./pairing.policy.js";
@@ -112,28 +112,34 @@ export class OrderService {
     return this.agentWriteIn((step) => this.store.write(step), token, orderId, work);
   }
 
-  /** `agentWrite` in a SQL transaction (MarketsStore.sqlWrite), for writes whose every statement is SQL. */
+  /**
+   * `agentWrite` in a SQL transaction (MarketsStore.sqlWrite), for writes whose every statement is SQL. `execution`:
+   * the order's service and the machine's policies are read with the locks (execute's claim).
+   */
   agentSqlWrite<T>(
     token: string | null | undefined,
     orderId: string,
-    work: (sql: SqlStatement, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+    work: (sql: SqlStatement, order: OrderRow, session: AgentSession, machine: MarketMachine, execution?: OrderWriteRows["execution"]) => Promise<T>,
+    execution = false,
   ): Promise<T> {
-    return this.agentWriteIn((step) => this.store.sqlWrite(step), token, orderId, work);
+    return this.agentWriteIn((step) => this.store.sqlWrite(step), token, orderId, work, execution);
   }
 
   private async agentWriteIn<Tx extends MarketsSql, T>(
     transaction: (step: (tx: Tx) => Promise<T>) => Promise<T>,
     token: string | null | undefined,
     orderId: string,
-    work: (tx: Tx, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+    work: (tx: Tx, order: OrderRow, session: AgentSession, machine: MarketMachine, execution?: OrderWriteRows["execution"]) => Promise<T>,
+    execution = false,
   ): Promise<T> {
     const claims = await this.pairings.precheck(token);
     const attempt = (recoverable: boolean) =>
       transaction(async (tx) => {
-        const { order, machine, session } = await this.pairings.orderWrite(tx, orderId, claims, (order) => {
+        const due = (order: OrderRow) => {
           if (recoverable && this.recovery && executionDue(order, new Date(this.clock.now()))) throw new RecoveryDue();
-        });
-        return work(tx, order, session, machine);
+        };
+        const locked = await this.pairings.orderWrite(tx, orderId, claims, due, execution);
+        return work(tx, locked.order, locked.session, locked.machine, locked.execution);
       });
     try {
       return await attempt(true);

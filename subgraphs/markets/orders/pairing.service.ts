@@ -39,8 +39,8 @@ import type { MarketsStore } from "../common/store.js";
 import { newId } from "../common/support.js";
 import { agentIdentity, optionalText, pairingView } from "./pairing.views.js";
 import { pairingProof } from "./pairing.proof.js";
-import { lockOrderWrite, lockPairing } from "./pairing.repository.js";
-import { ORDER_ID, type OrderRow } from "./order.repository.js";
+import { lockPairing } from "./pairing.repository.js";
+import { lockOrderWrite, ORDER_ID, type OrderRow, type OrderWriteRows } from "./order.repository.js";
 import type { MarketsSql } from "../common/sql.js";
 
 export { agentIdentity, pairingView } from "./pairing.views.js";
@@ -291,22 +291,23 @@ export class PairingService {
    * The start of an agent's write on an order, in its transaction, with the token's claims (`precheck`): the order
    * locked (NOT_FOUND without one), `afterLock` on it, rule 1 for its machine, then the pairing's lock and checks
    * (`authenticate`) and the order's pairing (AGENT_PAIRING_REQUIRED), in that order. The three rows are read and
-   * locked in one statement (pairing.repository.ts lockOrderWrite).
+   * locked in one statement (order.repository.ts lockOrderWrite; `execution`: with execute's reads).
    */
   async orderWrite(
     tx: MarketsSql,
     orderId: string,
     claims: PairingClaims,
     afterLock?: (order: OrderRow) => void,
-  ): Promise<{ order: OrderRow; machine: MarketMachine; session: AgentSession }> {
-    const locked = ORDER_ID.test(orderId) ? await lockOrderWrite(tx, orderId, claims.pairingId) : null;
+    execution = false,
+  ): Promise<{ order: OrderRow; machine: MarketMachine; session: AgentSession; execution?: OrderWriteRows["execution"] }> {
+    const locked = ORDER_ID.test(orderId) ? await lockOrderWrite(tx, orderId, claims.pairingId, execution) : null;
     if (!locked) throw MarketsErrors.notFound();
     const { order } = locked;
     afterLock?.(order);
     const machine = await this.store.guard.check(locked.machine);
     const session = this.sessionOf(locked.pairing, claims, order.machineId);
     if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
-    return { order, machine, session };
+    return { order, machine, session, execution: locked.execution };
   }
 
   private async find(prisma: MarketsTx, machineId: string, pairingId: string): Promise<PairingRow> {
