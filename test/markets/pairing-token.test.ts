@@ -48,6 +48,18 @@ describe("pairing tokens", () => {
     expect(await code(tokens.verify(token, NOW + 3_600_000))).toBe("AGENT_AUTH_EXPIRED");
   });
 
+  it("a remembered token keeps its clock checks: valid, then expired at exp, and valid again if the clock goes back", async () => {
+    const tokens = new PairingTokens([NEW], "service", 3600);
+    const { token } = await tokens.issue(claims, NOW);
+    expect(await code(tokens.verify(token, NOW))).toBe("ok");
+    expect(await code(tokens.verify(token, NOW + 3599_999))).toBe("ok");
+    expect(await code(tokens.verify(token, NOW + 3600_000))).toBe("AGENT_AUTH_EXPIRED");
+    expect(await code(tokens.verify(token, NOW))).toBe("ok");
+    // A token changed by one character is another text: verified afresh, and refused.
+    const forged = token.slice(0, -2) + (token.at(-2) === "A" ? "B" : "A") + token.at(-1);
+    expect(await code(tokens.verify(forged, NOW))).toBe("AGENT_AUTH_INVALID");
+  });
+
   it("another issuer or audience, HS512, alg none, missing claims: AGENT_AUTH_INVALID", async () => {
     const tokens = new PairingTokens([NEW], "service", 3600);
     const key = new TextEncoder().encode(NEW);

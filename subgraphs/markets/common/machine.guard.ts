@@ -47,6 +47,11 @@ export class MachineGuard {
   async require(tx: MarketsSql, marketMachineId: string): Promise<MarketMachine> {
     if (!MARKET_MACHINE_ID.test(marketMachineId)) throw MarketsErrors.notFound();
     const [machine] = await statementOf(tx)<MarketMachine>(MACHINE_BY_ID, [marketMachineId]);
+    return this.check(machine ?? null);
+  }
+
+  /** Rule 1 on a machine row the caller read in its transaction (null: there is none). */
+  async check(machine: MarketMachine | null): Promise<MarketMachine> {
     if (!machine) throw MarketsErrors.notFound();
     return assertActive(machine, await this.identityHolds(machine));
   }

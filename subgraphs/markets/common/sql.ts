@@ -37,9 +37,19 @@ export function column(field: string): string {
   return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** Field names by column name: the tables' columns are a fixed set, converted once each. */
+const fieldNames = new Map<string, string>();
+
 /** A row read with `SELECT *`: its columns under their Prisma field names. */
 export function camelRow<T>(row: Record<string, unknown>): T {
   const out: Record<string, unknown> = {};
-  for (const key in row) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = row[key];
+  for (const key in row) {
+    let field = fieldNames.get(key);
+    if (field === undefined) {
+      field = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+      if (fieldNames.size < 10_000) fieldNames.set(key, field);
+    }
+    out[field] = row[key];
+  }
   return out as T;
 }

@@ -4,7 +4,7 @@
  *
  * 1. The claim, one SQL transaction under the order's row lock (after the token, rule 1 and the pairing): the service
  *    and the machine's live runtime endpoint for it (RUNTIME_ENDPOINT_REQUIRED), the machine's policies
- *    (MACHINE_POLICY_DENIED); on the first attempt a task and its route are created (`task.created`,
+ *    (MACHINE_POLICY_DENIED), the service and the policies read in the locks' statement; on the first attempt a task and its route are created (`task.created`,
  *    `task.resolved`), the task claimed `executing` and the order ready -> executing, both with the claim's deadline
  *    (MARKETS_EXECUTION_DEADLINE_SECONDS); the new task, its route, the order's transition, both events and the
  *    payment's read are one statement (work/execution.repository.ts). A refusal rolls all of it back: the order
@@ -24,13 +24,14 @@
 import type { AuditActor, AuditEventInput } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { MarketsSql, SqlStatement } from "../common/sql.js";
-import { enforceMachinePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
+import { enforcePolicies, policySubjectOf } from "../policies/policy.enforcement.js";
+import { serviceView } from "../work/catalogue.service.js";
 import { insertClaimedTask } from "../work/execution.repository.js";
 import { routeRequired, type Attempt, type Execution, type TaskExecutor } from "../work/task.executor.js";
 import type { MarketsRoute, MarketsTask } from "../work/task.repository.js";
 import { taskStateInvalid, type TaskService } from "../work/task.service.js";
 import { routeView, taskView } from "../work/task.views.js";
-import { assertOpen, lockOrder, patchedOrder, transitionOrder, type OrderPatch, type OrderRow, type PaymentRow } from "./order.repository.js";
+import { assertOpen, lockOrder, patchedOrder, transitionOrder, type OrderPatch, type OrderRow, type OrderWriteRows, type PaymentRow } from "./order.repository.js";
 import { paymentOfOrder } from "./payments/payment.repository.js";
 import { orderSourcesOf, type OrderStatus } from "./order.states.js";
 import { orderView, type OrderService, type OrderView } from "./order.service.js";
@@ -64,7 +65,12 @@ export class OrderExecutor {
     const clock = this.orders.clock;
     const started = new Date(clock.now());
     const deadline = new Date(started.getTime() + this.deadlineMs);
-    const claim = await this.orders.agentSqlWrite(token, orderId, (sql, order, session, machine) => this.claim(sql, order, session.actor, machine.policyIds, started, deadline));
+    const claim = await this.orders.agentSqlWrite(
+      token,
+      orderId,
+      (sql, order, session, _machine, read) => this.claim(sql, order, session.actor, read!, started, deadline),
+      true,
+    );
     let attempt: Attempt;
     try {
       await this.payments?.settleBeforeRun(orderId, claim.actor, claim.payment);
@@ -119,7 +125,7 @@ export class OrderExecutor {
   }
 
   /** Step 1 inside the order's SQL write transaction (the order locked, its machine and the pairing checked). */
-  private async claim(sql: SqlStatement, order: OrderRow, actor: AuditActor, policyIds: string[], started: Date, deadline: Date) {
+  private async claim(sql: SqlStatement, order: OrderRow, actor: AuditActor, read: NonNullable<OrderWriteRows["execution"]>, started: Date, deadline: Date) {
     if (order.status !== "ready") throw this.orders.stateError(order);
     const repo = this.tasks.repo;
     const existing = order.taskId === null ? null : await repo.task(order.machineId, order.taskId, sql);
@@ -138,8 +144,10 @@ export class OrderExecutor {
           createdAt: started,
         };
     if (!route) throw routeRequired();
-    const { service, endpoint } = await this.executor.prepare(order.machineId, route, sql);
-    await enforceMachinePolicies(sql, policySubjectOf(order.machineId, service), null, policyIds);
+    // The order's service and the machine's policies came with the locks (the route's service is the order's).
+    const known = route.serviceId === order.serviceId && read.service ? serviceView(read.service) : undefined;
+    const { service, endpoint } = await this.executor.prepare(order.machineId, route, sql, known);
+    await enforcePolicies(sql, read.policies, policySubjectOf(order.machineId, service), null);
     const patch = { taskId: "", routeId: route.id, executingDeadline: deadline };
     let task: MarketsTask;
     let payment: PaymentRow | null;

@@ -2,11 +2,14 @@
  * Market order and payment rows: reads, the conditional transitions every state change goes through (the database's
  * triggers back them up, orders/order.states.ts), and the delegation policy's daily limit.
  */
-import type { MarketOrder as OrderRow, MarketPayment as PaymentRow, Prisma } from "../../shared/db/generated/client.js";
+import type { MarketAgentPairing, MarketMachine, MarketOrder as OrderRow, MarketPayment as PaymentRow, MarketsService, Prisma } from "../../shared/db/generated/client.js";
+import { MACHINE_COLUMNS } from "../common/machine.guard.js";
+import { APPLICABLE_POLICIES_OF_M, parsedPolicies, type ApplicablePolicy } from "../policies/policy.enforcement.js";
+import { pairingColumnsOf, pairingOfRow } from "./pairing.repository.js";
 import type { MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
 import { lockRowById } from "../common/row-lock.repository.js";
-import { camelRow, column, statementOf, type MarketsSql } from "../common/sql.js";
+import { camelRow, column, decimal, statementOf, type MarketsSql } from "../common/sql.js";
 import { withinDailySpend } from "../common/spend.repository.js";
 import { FINISHED_ORDER_STATUSES, orderSourcesOf, paymentSourcesOf, type OrderStatus, type PaymentStatus } from "./order.states.js";
 
@@ -20,6 +23,75 @@ export async function lockOrder(tx: MarketsSql, orderId: string): Promise<OrderR
   const order = await lockRowById<OrderRow>(tx, "market_order", orderId);
   if (!order) throw MarketsErrors.notFound();
   return order;
+}
+
+/** What the start of an agent's write on an order reads (`lockOrderWrite`). */
+export interface OrderWriteRows {
+  order: OrderRow;
+  /** Null when there is none. */
+  machine: MarketMachine | null;
+  /** The pairing named by the token; null when there is none. */
+  pairing: MarketAgentPairing | null;
+  /** Only when asked for (execute's claim): the order's service (null without one) and the machine's policies. */
+  execution?: { service: MarketsService | null; policies: ApplicablePolicy[] };
+}
+
+/** The machine's columns of `m` (MACHINE_COLUMNS, already under their field names) prefixed `m.`. */
+const MACHINE_OF_M = MACHINE_COLUMNS.split(",")
+  .map((item) => {
+    const [name, as] = item.trim().split(/\s+AS\s+/);
+    const field = (as ?? name!).replace(/"/g, "");
+    return `m."${field}" AS "m.${field}"`;
+  })
+  .join(", ");
+
+/**
+ * The start of every agent write on an order, one statement: the order locked (FOR UPDATE), its machine's row (rule
+ * 1) and the token's pairing locked, in that order (the pairing's subquery depends on the order's, so it runs after
+ * it): what lockOrder, the guard's read and lockPairing read one after another. Each lock answers its row's latest
+ * version; the machine is read with the statement's snapshot. Execute's claim also reads the order's service and the
+ * machine's policies (the reads the claim weighs after its own checks).
+ */
+const lockOrderWriteText = (execution: boolean) => `SELECT o.*, ${MACHINE_OF_M}, ${pairingColumnsOf("p")}${
+  execution
+    ? `, s.id AS "s.id", s.skill_key AS "s.skillKey", s.provider_key AS "s.providerKey", s.service_type AS "s.serviceType",
+    s.execution_mode AS "s.executionMode", s.region AS "s.region", s.record AS "s.record", ${APPLICABLE_POLICIES_OF_M} AS "x.policies"`
+    : ""
+}
+  FROM (SELECT * FROM market_order WHERE id = $1 FOR UPDATE) o
+  LEFT JOIN (SELECT ${MACHINE_COLUMNS} FROM market_machine) m ON m.id = o.machine_id
+  LEFT JOIN LATERAL (SELECT * FROM market_agent_pairing WHERE id = $2 AND o.id IS NOT NULL FOR UPDATE) p ON true${
+    execution ? "\n  LEFT JOIN markets_service s ON s.id = o.service_id" : ""
+  }`;
+const LOCK_ORDER_WRITE = lockOrderWriteText(false);
+const LOCK_ORDER_EXECUTION = lockOrderWriteText(true);
+
+/** The order (null when there is none) with its machine and the pairing `pairingId`, as LOCK_ORDER_WRITE reads them. */
+export async function lockOrderWrite(tx: MarketsSql, orderId: string, pairingId: string, execution = false): Promise<OrderWriteRows | null> {
+  const [row] = await statementOf(tx)<Record<string, unknown>>(execution ? LOCK_ORDER_EXECUTION : LOCK_ORDER_WRITE, [orderId, pairingId]);
+  if (!row) return null;
+  const { pairing, rest } = pairingOfRow(row);
+  const machine: Record<string, unknown> = {};
+  const service: Record<string, unknown> = {};
+  const order: Record<string, unknown> = {};
+  let policies: unknown = [];
+  for (const key in rest) {
+    if (key.startsWith("m.")) machine[key.slice(2)] = rest[key];
+    else if (key.startsWith("s.")) service[key.slice(2)] = rest[key];
+    else if (key === "x.policies") policies = rest[key];
+    else order[key] = rest[key];
+  }
+  const orderRow = camelRow<OrderRow>(order);
+  orderRow.spendAmount = decimal(orderRow.spendAmount);
+  const found = (fields: Record<string, unknown>) => fields.id !== null && fields.id !== undefined;
+  return {
+    order: orderRow,
+    machine: found(machine) ? (machine as unknown as MarketMachine) : null,
+    pairing,
+    ...(execution
+      ? { execution: { service: found(service) ? (service as unknown as MarketsService) : null, policies: parsedPolicies(policies as Parameters<typeof parsedPolicies>[0]) } }
+      : {}),
+  };
 }
 
 /** ORDER_CLOSED for confirmed, cancelled or failed orders. */

@@ -10,9 +10,9 @@
  * machine's policies (policies/policy.enforcement.ts: MACHINE_POLICY_DENIED, MACHINE_SPEND_LIMIT_EXCEEDED,
  * MACHINE_DAILY_LIMIT_EXCEEDED). The order
  * starts `created` with the service's payment recommendation (rail copied from the service) and its snapshot.
- * Spend counted: the quote's fixed price, else 0. Create is one SQL transaction of three statements when no machine
+ * Spend counted: the quote's fixed price, else 0. Create is one SQL transaction of two statements when no machine
  * policy has a daily limit (orders/order-create.repository.ts): the read of the machine, quote, service and
- * policies, the pairing's lock, then the order with its event and the pairing's daily sum.
+ * policies with the pairing's lock, then the order with its event and the pairing's daily sum.
  */
 import type { Clock } from "../../shared/clock.js";
 import type { MarketMachine } from "../../shared/db/generated/client.js";
@@ -20,7 +20,7 @@ import { recordAuditEvent } from "../common/audit.repository.js";
 import { freshQuote, serviceView, type CatalogueService, type ServiceView } from "../work/catalogue.service.js";
 import { MarketsErrors } from "../common/errors.js";
 import type { OrderStatus } from "./order.states.js";
-import { lockOrder, ORDER_ID, transitionOrder, withinDailyLimit, type OrderRow } from "./order.repository.js";
+import { ORDER_ID, transitionOrder, withinDailyLimit, type OrderRow, type OrderWriteRows } from "./order.repository.js";
 import type { AgentSession, PairingService } from "./pairing.service.js";
 import { executionDue } from "../work/task.service.js";
 import { checkAmount, checkLists } from "./pairing.policy.js";
@@ -112,30 +112,34 @@ export class OrderService {
     return this.agentWriteIn((step) => this.store.write(step), token, orderId, work);
   }
 
-  /** `agentWrite` in a SQL transaction (MarketsStore.sqlWrite), for writes whose every statement is SQL. */
+  /**
+   * `agentWrite` in a SQL transaction (MarketsStore.sqlWrite), for writes whose every statement is SQL. `execution`:
+   * the order's service and the machine's policies are read with the locks (execute's claim).
+   */
   agentSqlWrite<T>(
     token: string | null | undefined,
     orderId: string,
-    work: (sql: SqlStatement, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+    work: (sql: SqlStatement, order: OrderRow, session: AgentSession, machine: MarketMachine, execution?: OrderWriteRows["execution"]) => Promise<T>,
+    execution = false,
   ): Promise<T> {
-    return this.agentWriteIn((step) => this.store.sqlWrite(step), token, orderId, work);
+    return this.agentWriteIn((step) => this.store.sqlWrite(step), token, orderId, work, execution);
   }
 
   private async agentWriteIn<Tx extends MarketsSql, T>(
     transaction: (step: (tx: Tx) => Promise<T>) => Promise<T>,
     token: string | null | undefined,
     orderId: string,
-    work: (tx: Tx, order: OrderRow, session: AgentSession, machine: MarketMachine) => Promise<T>,
+    work: (tx: Tx, order: OrderRow, session: AgentSession, machine: MarketMachine, execution?: OrderWriteRows["execution"]) => Promise<T>,
+    execution = false,
   ): Promise<T> {
     const claims = await this.pairings.precheck(token);
     const attempt = (recoverable: boolean) =>
       transaction(async (tx) => {
-        const order = await lockOrder(tx, orderId);
-        if (recoverable && this.recovery && executionDue(order, new Date(this.clock.now()))) throw new RecoveryDue();
-        const machine = await this.store.requireActiveMachine(tx, order.machineId);
-        const session = await this.pairings.authenticate(tx, token, order.machineId, claims);
-        if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
-        return work(tx, order, session, machine);
+        const due = (order: OrderRow) => {
+          if (recoverable && this.recovery && executionDue(order, new Date(this.clock.now()))) throw new RecoveryDue();
+        };
+        const locked = await this.pairings.orderWrite(tx, orderId, claims, due, execution);
+        return work(tx, locked.order, locked.session, locked.machine, locked.execution);
       });
     try {
       return await attempt(true);
@@ -153,11 +157,18 @@ export class OrderService {
     const now = new Date(this.clock.now());
     // One SQL transaction; its first statement reads what the checks up to the pairing's lock weigh, which are then
     // taken in their documented order.
+    // The token's own checks run first, their answer held until its turn: the first statement locks its pairing.
+    const prechecked = await this.pairings.precheck(token).then(
+      (claims) => ({ claims }),
+      (error: unknown) => ({ error }),
+    );
+    const pairingId = "claims" in prechecked ? prechecked.claims.pairingId : null;
     const row = await this.store.sqlWrite(async (sql) => {
-      const read = await readCreation(sql, machineId, trimmed(input.searchId), trimmed(input.quoteId));
+      const read = await readCreation(sql, machineId, trimmed(input.searchId), trimmed(input.quoteId), pairingId);
       if (!read.machine) throw MarketsErrors.notFound();
       assertActive(read.machine, await this.store.guard.identityHolds(read.machine));
-      const claims = await this.pairings.precheck(token);
+      if ("error" in prechecked) throw prechecked.error;
+      const { claims } = prechecked;
       const searchId = text(input.searchId, 100);
       const quoteId = text(input.quoteId, 100);
       const orderInput = input.input === null || input.input === undefined ? {} : jsonObject(input.input);
@@ -169,7 +180,7 @@ export class OrderService {
       const service: ServiceView = serviceView(read.service);
       const amount = quote.pricing.mode === "fixed" && quote.pricing.amount !== null ? quote.pricing.amount : "0";
       const currency = quote.pricing.currency;
-      const session = await this.pairings.authenticate(sql, token, machineId, claims);
+      const session = this.pairings.sessionOf(read.pairing, claims, machineId);
       const subject = policySubjectOf(machineId, service);
       const spend = { amount, currency, now };
       checkLists(session.policy, service.skillKey, service.id);

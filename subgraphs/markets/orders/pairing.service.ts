@@ -18,7 +18,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../shared/clock.js";
-import type { MarketAgentPairing as PairingRow } from "../../shared/db/generated/client.js";
+import type { MarketAgentPairing as PairingRow, MarketMachine } from "../../shared/db/generated/client.js";
 import { DomainError } from "../../shared/errors.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
@@ -40,6 +40,7 @@ import { newId } from "../common/support.js";
 import { agentIdentity, optionalText, pairingView } from "./pairing.views.js";
 import { pairingProof } from "./pairing.proof.js";
 import { lockPairing } from "./pairing.repository.js";
+import { lockOrderWrite, ORDER_ID, type OrderRow, type OrderWriteRows } from "./order.repository.js";
 import type { MarketsSql } from "../common/sql.js";
 
 export { agentIdentity, pairingView } from "./pairing.views.js";
@@ -263,7 +264,15 @@ export class PairingService {
     if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
     const claims = verified ?? (await this.tokens.verify(token, this.clock.now()));
     if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();
-    const pairing = await lockPairing(tx, claims.pairingId);
+    return this.sessionOf(await lockPairing(tx, claims.pairingId), claims, machineId);
+  }
+
+  /**
+   * `authenticate`'s checks of the pairing row, for a write that locked the row of `claims.pairingId` (the token
+   * verified) in its own statement: null when there is none.
+   */
+  sessionOf(pairing: PairingRow | null, claims: PairingClaims, machineId: string | null): AgentSession {
+    if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();
     if (!pairing || pairing.machineId !== claims.machineId || pairing.sessionTokenId !== claims.jti || pairing.sessionId !== claims.sessionId) {
       throw MarketsErrors.agentAuthInvalid();
     }
@@ -276,6 +285,29 @@ export class PairingService {
       claims,
       actor: { type: "agent", id: pairing.id },
     };
+  }
+
+  /**
+   * The start of an agent's write on an order, in its transaction, with the token's claims (`precheck`): the order
+   * locked (NOT_FOUND without one), `afterLock` on it, rule 1 for its machine, then the pairing's lock and checks
+   * (`authenticate`) and the order's pairing (AGENT_PAIRING_REQUIRED), in that order. The three rows are read and
+   * locked in one statement (order.repository.ts lockOrderWrite; `execution`: with execute's reads).
+   */
+  async orderWrite(
+    tx: MarketsSql,
+    orderId: string,
+    claims: PairingClaims,
+    afterLock?: (order: OrderRow) => void,
+    execution = false,
+  ): Promise<{ order: OrderRow; machine: MarketMachine; session: AgentSession; execution?: OrderWriteRows["execution"] }> {
+    const locked = ORDER_ID.test(orderId) ? await lockOrderWrite(tx, orderId, claims.pairingId, execution) : null;
+    if (!locked) throw MarketsErrors.notFound();
+    const { order } = locked;
+    afterLock?.(order);
+    const machine = await this.store.guard.check(locked.machine);
+    const session = this.sessionOf(locked.pairing, claims, order.machineId);
+    if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
+    return { order, machine, session, execution: locked.execution };
   }
 
   private async find(prisma: MarketsTx, machineId: string, pairingId: string): Promise<PairingRow> {

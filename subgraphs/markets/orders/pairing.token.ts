@@ -5,6 +5,11 @@
  * pairing's sessionTokenId), iss `<namespace>-machine-markets`, aud `<namespace>-machine-markets-api`. The first
  * secret signs; every configured secret verifies (rotation). Tokens are never logged nor stored: the pairing keeps
  * their SHA-256 and last four characters.
+ *
+ * A token that verified once is remembered by its text (a bounded map, oldest forgotten first): the HS256 signature,
+ * issuer, audience and claim types are facts of the text and are not checked again, while the clock's checks (nbf,
+ * exp) and the claims' shape run on every use. What can change about a valid token (revocation, rotation, pause, the
+ * policy) is the pairing row's, which every write still reads under its lock (PairingService.authenticate).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -43,12 +48,17 @@ export function pairingSecrets(configured: string[], dataDir: string): string[] 
 
 export const tokenHash = (token: string) => new Uint8Array(createHash("sha256").update(token, "utf8").digest());
 
+/** How many verified tokens are remembered (each a few hundred bytes). */
+export const VERIFIED_TOKENS_LIMIT = 4096;
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_-]{10,4000}\.[A-Za-z0-9_-]{20,200}$/;
 
 export class PairingTokens {
   private readonly keys: Uint8Array<ArrayBuffer>[];
   /** WebCrypto keys imported once: jose would import a raw key on every call, the larger part of its cost. */
   private verifyKeys: Promise<CryptoKey[]> | null = null;
+  /** Payloads of tokens whose signature, issuer and audience verified, by the token's text. */
+  private readonly verified = new Map<string, Record<string, unknown>>();
   readonly issuer: string;
   readonly audience: string;
 
@@ -79,11 +89,23 @@ export class PairingTokens {
    * for anything else wrong (shape, algorithm, signature, issuer, audience, claim types).
    */
   async verify(token: string, nowMs: number): Promise<PairingClaims> {
-    if (!JWT_SHAPE.test(token)) throw MarketsErrors.agentAuthInvalid();
-    this.verifyKeys ??= importVerifyKeys(this.keys);
-    const outcome = await verifyHs256(token, await this.verifyKeys, this.issuer, this.audience, nowMs);
-    if ("failure" in outcome) throw outcome.failure === "expired" ? MarketsErrors.agentAuthExpired() : MarketsErrors.agentAuthInvalid();
-    return claimsOf(outcome.payload);
+    let payload = this.verified.get(token);
+    if (payload === undefined) {
+      if (!JWT_SHAPE.test(token)) throw MarketsErrors.agentAuthInvalid();
+      this.verifyKeys ??= importVerifyKeys(this.keys);
+      const outcome = await verifyHs256(token, await this.verifyKeys, this.issuer, this.audience, nowMs);
+      if ("failure" in outcome) throw outcome.failure === "expired" ? MarketsErrors.agentAuthExpired() : MarketsErrors.agentAuthInvalid();
+      payload = outcome.payload as Record<string, unknown>;
+      const claims = claimsOf(payload);
+      if (this.verified.size >= VERIFIED_TOKENS_LIMIT) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, payload);
+      return claims;
+    }
+    // The clock's checks as jose makes them (whole seconds, no tolerance): nbf first, then exp.
+    const now = Math.floor(nowMs / 1000);
+    if (typeof payload.nbf === "number" && payload.nbf > now) throw MarketsErrors.agentAuthInvalid();
+    if ((payload.exp as number) <= now) throw MarketsErrors.agentAuthExpired();
+    return claimsOf(payload);
   }
 }
 

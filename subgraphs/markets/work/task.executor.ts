@@ -114,10 +114,16 @@ export class TaskExecutor {
 
   /**
    * What a run of `route` needs before anything is claimed: its service, and for a `native` route the machine's live
-   * endpoint for the provider (RUNTIME_ENDPOINT_REQUIRED without one); read in `tx` when given.
+   * endpoint for the provider (RUNTIME_ENDPOINT_REQUIRED without one); read in `tx` when given. `known`: the route's
+   * service as the caller already read it in `tx`.
    */
-  async prepare(machineId: string, route: Pick<MarketsRoute, "serviceId" | "executionMode" | "providerKey">, tx?: MarketsSql): Promise<{ service: ServiceView; endpoint: ExecutionEndpoint | null }> {
-    const service = await this.service(route.serviceId, tx);
+  async prepare(
+    machineId: string,
+    route: Pick<MarketsRoute, "serviceId" | "executionMode" | "providerKey">,
+    tx?: MarketsSql,
+    known?: ServiceView,
+  ): Promise<{ service: ServiceView; endpoint: ExecutionEndpoint | null }> {
+    const service = known ?? (await this.service(route.serviceId, tx));
     const endpoint = route.executionMode === "native" ? await this.endpoints(machineId, route.providerKey, tx) : null;
     if (route.executionMode === "native" && !endpoint) throw endpointRequired();
     return { service, endpoint };

@@ -16,7 +16,7 @@ import type { MarketsSql } from "../../common/sql.js";
 import type { ServiceView } from "../../work/catalogue.service.js";
 import { MarketsErrors } from "../../common/errors.js";
 import { RAIL_TYPES, type OrderStatus, type PaymentStatus, type RailType } from "../order.states.js";
-import { assertOpen, lockOrder, type OrderRow, type PaymentRow } from "../order.repository.js";
+import { assertOpen, type OrderRow, type PaymentRow } from "../order.repository.js";
 import { insertIntent, paymentOfOrder } from "./payment.repository.js";
 import type { PairingService } from "../pairing.service.js";
 import type { MarketsStore } from "../../common/store.js";
@@ -122,10 +122,7 @@ export class PaymentService {
     const extra = details === null || details === undefined ? {} : jsonObject(details);
     const now = new Date(this.clock.now());
     return this.store.sqlWrite(async (sql) => {
-      const order = await lockOrder(sql, orderId);
-      await this.store.requireActiveMachine(sql, order.machineId);
-      const session = await this.pairings.authenticate(sql, token, order.machineId, claims);
-      if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
+      const { order, session } = await this.pairings.orderWrite(sql, orderId, claims);
       assertOpen(order);
       const service = order.serviceSnapshot as unknown as ServiceView;
       const chosen = (rail ?? (order.payment as { defaultRail: string }).defaultRail) as RailType;
