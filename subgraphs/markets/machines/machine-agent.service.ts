@@ -53,8 +53,11 @@ export function toMachineAgent(row: AgentRow): MachineAgent {
   };
 }
 
-/** How many tokens' identity facts are kept at most (all are dropped when full). */
-const MAX_IDENTITY_FACTS = 10_000;
+/**
+ * How many tokens' identity facts are kept at most (a few hundred bytes each); when full the oldest is dropped. A token
+ * without kept facts costs one more statement on its next heartbeat.
+ */
+const MAX_IDENTITY_FACTS = 50_000;
 
 export class MachineAgentService {
   /** The identity facts of each token's machine as the heartbeat statement last answered them. */
@@ -181,7 +184,8 @@ export class MachineAgentService {
       if (keys.some((k) => !agent.allowedProviderKeys.includes(k))) throw MarketsErrors.agentPolicyDenied();
       if (seen === null || seen.onChainMachineId !== agent.onChainMachineId || seen.signerAddress !== agent.signerAddress) {
         facts = { onChainMachineId: agent.onChainMachineId, signerAddress: agent.signerAddress };
-        if (this.identityFacts.size >= MAX_IDENTITY_FACTS) this.identityFacts.clear();
+        this.identityFacts.delete(key);
+        if (this.identityFacts.size >= MAX_IDENTITY_FACTS) this.identityFacts.delete(this.identityFacts.keys().next().value!);
         this.identityFacts.set(key, facts);
         holds = await this.identityHolds(facts);
         // Refused on the facts the record has now: no need to write to say so.
