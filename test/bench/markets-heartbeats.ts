@@ -4,7 +4,8 @@
  * provider key, so every heartbeat upserts its own endpoint row, updates its agent and writes its audit event in one
  * transaction. On PGlite, and on PostgreSQL (a throw-away database) when DATABASE_URL is set (target: >= 1,000/s).
  *
- * Standalone: `npx tsx test/bench/markets-heartbeats.ts` (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS).
+ * Standalone: `npx tsx test/bench/markets-heartbeats.ts` (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS,
+ * BENCH_HEARTBEAT_AGENTS).
  * `BENCH_HEARTBEATS_BEFORE=<dir>` also runs another checkout (set up as for BENCH_READ_BEFORE, docs/performance.md)
  * in the same rounds, for before/after figures from one run.
  */
@@ -19,7 +20,12 @@ import { freePort, roleAllEnv, startCommand, startRole, type RoleProcess } from 
 import { bindDemoMachine, call, runStandalone } from "./load.js";
 import { measureCpu, summarize, type Sample } from "./stats.js";
 
-export const AGENTS = 1000;
+/**
+ * Enrolled agents (`BENCH_HEARTBEAT_AGENTS`, default 1,000). The requests cycle through them, so each agent's
+ * heartbeats come AGENTS / rate seconds apart: with 20,000 agents at a few thousand per second that is several
+ * seconds, as for agents heartbeating every half lease, so nothing kept per agent for a few seconds is still fresh.
+ */
+export const AGENTS = Number(process.env.BENCH_HEARTBEAT_AGENTS ?? 1000);
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 interface Options {
@@ -62,17 +68,18 @@ async function sample(url: string, options: Options, pid?: number): Promise<Samp
   });
 }
 
-/** One autocannon run whose requests cycle through every agent. */
+/** One measured autocannon run whose requests cycle through every agent. */
 export async function heartbeats(url: string, tokens: string[], options: Options, pid?: number): Promise<Sample> {
   return measureCpu(pid, () => heartbeatRound(url, tokens, options));
 }
 
-async function heartbeatRound(url: string, tokens: string[], options: Options): Promise<Sample & { total: number }> {
+/** One autocannon run whose requests cycle through every agent: for `options.durationS`, or `amount` requests. */
+async function heartbeatRound(url: string, tokens: string[], options: Options, amount?: number): Promise<Sample & { total: number }> {
   let next = 0;
   const result = await autocannon({
     url,
     connections: options.connections,
-    duration: options.durationS,
+    ...(amount === undefined ? { duration: options.durationS } : { amount }),
     requests: [
       {
         method: "POST",
@@ -108,14 +115,17 @@ async function measure(label: string, dataDir: string, envs: Array<Record<string
     const platform = await preparePlatform(path.join(dataDir, variant.name.replace(/\W/g, "-")), env, [], variant.root);
     processes.push(platform.process);
     const url = `${platform.api}/machine-agents/heartbeat`;
+    // Warm-up: 2 s, and at least one heartbeat from every agent (what is kept per agent is then kept for all).
     await heartbeats(url, platform.tokens, { ...options, durationS: 2 });
+    await heartbeatRound(url, platform.tokens, { ...options, durationS: 0 }, AGENTS);
     platforms.push({ variant, url, api: platform.api, tokens: platform.tokens, shim: [], read: [], process: platform.process });
   }
   const bareSamples: Sample[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     console.error(`round ${round}/${options.rounds}: heartbeats (${label}) ...`);
     bareSamples.push(await heartbeats(bareUrl, platforms[0]!.tokens, options, barePid));
-    for (const p of platforms) {
+    // Each round in the other order, so what runs second in a round (a warmer or a busier machine) favours neither.
+    for (const p of round % 2 === 1 ? platforms : [...platforms].reverse()) {
       // The same stack without writes: what the shim, gateway and subgraph cost on this machine right now.
       const pid = p.process.child.pid;
       p.read.push(await sample(`${p.api}/machines?limit=1`, options, pid));

@@ -175,6 +175,23 @@ describe("POST /machine-agents/heartbeat", () => {
     expectMarketsError(await api(p, "POST", `/machines/${machineId}/agents/magt_000000000000000000000000/revoke`), 404, "NOT_FOUND");
   });
 
+  it("a hot agent sees a change of its machine's stored proof at once: refused while its signer does not control the identity, changing nothing", async () => {
+    const { agentToken } = await enroll();
+    const beat = () => api(p, "POST", "/machine-agents/heartbeat", { ...heartbeatBody(), agentToken });
+    expectOk(await beat());
+    const machine = await prismaOf(p).marketMachine.findUniqueOrThrow({ where: { id: machineId } });
+    const proof = machine.identityProof as Record<string, unknown>;
+    await prismaOf(p).marketMachine.update({ where: { id: machineId }, data: { identityProof: { ...proof, signerAddress: "0x000000000000000000000000000000000000dEaD" } } });
+    try {
+      const before = await state();
+      expectMarketsError(await beat(), 409, "MACHINE_NOT_ACTIVATED");
+      expect(await state()).toEqual(before);
+    } finally {
+      await prismaOf(p).marketMachine.update({ where: { id: machineId }, data: { identityProof: proof as never } });
+    }
+    expectOk(await beat());
+  });
+
   it("GraphQL: the same heartbeat and codes", async () => {
     const { agentToken } = await enroll();
     const mutation = `mutation ($token: String, $input: HeartbeatInput!) { machineAgentHeartbeat(agentToken: $token, input: $input) { agent { status } endpoints { source providerKey } } }`;

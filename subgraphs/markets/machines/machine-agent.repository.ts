@@ -2,7 +2,8 @@
  * The heartbeat's database work as ONE statement (it is the markets API's hottest write), outside any interactive
  * transaction: a data-modifying CTE that locks the agent holding the token hash (against a concurrent revocation) and
  * reads its machine, and only when the agent is not revoked, every reported provider key is allowed and the machine
- * is active and identity-verified, upserts the endpoints, marks the agent active and inserts the
+ * is active and identity-verified with the identity facts the service took the chain verdict for (global rule 1),
+ * upserts the endpoints, marks the agent active and inserts the
  * `machine-agent.heartbeat` audit event. A single statement is its own transaction: the change and its audit event
  * commit together or not at all. The statement answers the agent row it found (or none), so the service names the
  * refusal in its documented order; a refused heartbeat has written nothing.
@@ -14,7 +15,6 @@
  */
 import type { SqlStatement } from "../../shared/db/sql-session.js";
 import type { AuditActor, MarketsTx } from "../common/audit.repository.js";
-import type { IdentityFields } from "../common/machine.guard.js";
 import type { EndpointValues } from "./runtime-endpoint.repository.js";
 
 export interface HeartbeatAgent {
@@ -27,6 +27,20 @@ export interface HeartbeatAgent {
   createdAt: Date;
   machineStatus: string;
   machineVerified: boolean;
+  /** The machine's identity facts global rule 1's chain verdict reads (IdentityFacts), as the statement found them. */
+  onChainMachineId: string | null;
+  signerAddress: string | null;
+}
+
+/**
+ * What global rule 1's chain verdict reads of a machine record besides its verified flag: the on-chain machine ID and
+ * the stored proof's signer (null when the proof has no signer text; the verdict then asks whether the identity
+ * resolves). The heartbeat takes the verdict for the facts it last saw and the statement writes only while the
+ * record still has exactly those facts.
+ */
+export interface IdentityFacts {
+  onChainMachineId: string | null;
+  signerAddress: string | null;
 }
 
 export interface HeartbeatWrite {
@@ -47,15 +61,13 @@ export interface HeartbeatReport {
 /**
  * The statement's text for `count` reports, built once per count: parameters $1 token hash, $2 now, $3 lease end,
  * then ten per report (provider key, source, URL, label, auth type, sealed token, model alias, network scope, probe
- * path, status), then the provider keys as text[], the identity verdict, the actor type and the keys as JSON. The
+ * path, status), then the provider keys as text[], the identity verdict, the actor type, the keys as JSON and the
+ * identity facts the verdict was taken for (on-chain machine ID, signer). The
  * same string object each time keeps the prepared statement's name lookup (statement-names.ts) and pg's check of
  * the text against the prepared one cheap, and builds no string per heartbeat.
  */
 const texts = new Map<number, string>();
 
-const IDENTITY_FIELDS_TEXT = `SELECT m.identity_verified AS "identityVerified", m.on_chain_machine_id AS "onChainMachineId",
-  m.identity_proof AS "identityProof"
-  FROM market_machine_agent a JOIN market_machine m ON m.id = a.machine_id WHERE a.token_hash = $1::bytea`;
 function heartbeatText(count: number): string {
   let text = texts.get(count);
   if (text !== undefined) return text;
@@ -68,11 +80,13 @@ function heartbeatText(count: number): string {
   };
   const values = Array.from({ length: count }, (_, i) => row(i)).join(", ");
   const next = 4 + count * 10;
-  const [keys, holds, actor, keysJson] = [`$${next}`, `$${next + 1}`, `$${next + 2}`, `$${next + 3}`];
+  const [keys, holds, actor, keysJson, chainId, signer] = [`$${next}`, `$${next + 1}`, `$${next + 2}`, `$${next + 3}`, `$${next + 4}`, `$${next + 5}`];
   text = `WITH locked AS (
         SELECT a.id, a.machine_id AS "machineId", a.label, a.status, a.allowed_provider_keys AS "allowedProviderKeys",
           a.revoked_at AS "revokedAt", a.created_at AS "createdAt", m.status AS "machineStatus",
-          m.identity_verified AS "machineVerified", set_config('synchronous_commit', 'off', true) AS "asyncCommit"
+          m.identity_verified AS "machineVerified", m.on_chain_machine_id AS "onChainMachineId",
+          CASE WHEN jsonb_typeof(m.identity_proof -> 'signerAddress') = 'string' THEN m.identity_proof ->> 'signerAddress' END AS "signerAddress",
+          set_config('synchronous_commit', 'off', true) AS "asyncCommit"
         FROM market_machine_agent a JOIN market_machine m ON m.id = a.machine_id
         WHERE a.token_hash = $1::bytea
         FOR UPDATE OF a
@@ -80,7 +94,7 @@ function heartbeatText(count: number): string {
       ok AS (
         SELECT id, "machineId" FROM locked
         WHERE status <> 'revoked' AND "allowedProviderKeys" @> ${keys}::text[] AND "machineVerified" AND "machineStatus" = 'active'
-          AND ${holds}::boolean
+          AND ${holds}::boolean AND "onChainMachineId" = ${chainId}::text AND "signerAddress" IS NOT DISTINCT FROM ${signer}::text
       ),
       upserted AS (
         INSERT INTO market_runtime_endpoint AS e (machine_id, provider_key, source, endpoint_base_url, label, auth_type,
@@ -123,17 +137,6 @@ export class MachineAgentRepository {
   }
 
   /**
-   * The identity fields of the machine of the agent holding this token hash (global rule 1's chain verdict, taken
-   * before the heartbeat statement), or null for an unknown token. A fixed text on `sql` (the pool on PostgreSQL), so
-   * it runs as a prepared statement like the heartbeat, without the ORM's query engine.
-   */
-  async identityFields(sql: SqlStatement, tokenHash: Uint8Array): Promise<IdentityFields | null> {
-    const hash = Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength);
-    const [row] = await sql<IdentityFields>(IDENTITY_FIELDS_TEXT, [hash]);
-    return row ?? null;
-  }
-
-  /**
    * The whole heartbeat in one statement (see the file comment). `sql` runs it as its own transaction (the pool on
    * PostgreSQL: Database.statement) or, in tests, inside an interactive transaction.
    */
@@ -143,8 +146,10 @@ export class MachineAgentRepository {
     reports: HeartbeatReport[],
     now: Date,
     leaseExpiresAt: Date,
-    /** Global rule 1's chain verdict for the agent's machine, taken before the statement (false: nothing is written). */
+    /** Global rule 1's chain verdict, taken before the statement for `facts` (false: nothing is written). */
     identityHolds: boolean,
+    /** The identity facts the verdict is for: a record with other facts is not written (its facts are answered). */
+    facts: IdentityFacts | null,
   ): Promise<HeartbeatWrite> {
     const keys = reports.map((report) => report.providerKey);
     const actor: AuditActor["type"] = "machine-agent";
@@ -153,7 +158,7 @@ export class MachineAgentRepository {
       params.push(providerKey, v.source, v.endpointBaseUrl, v.label, v.authType, v.authTokenCipher && Buffer.from(v.authTokenCipher),
         v.modelAlias, v.networkScope, v.probePath, v.status);
     }
-    params.push(keys, identityHolds, actor, JSON.stringify(keys));
+    params.push(keys, identityHolds, actor, JSON.stringify(keys), facts?.onChainMachineId ?? null, facts?.signerAddress ?? null);
     const [row] = await sql<Row>(heartbeatText(reports.length), params);
     if (!row) return { agent: null, written: [] };
     const { asyncCommit: _, written, ...agent } = row;

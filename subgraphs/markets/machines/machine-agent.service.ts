@@ -10,8 +10,8 @@ import type { Clock } from "../../shared/clock.js";
 import type { MarketMachineAgent as AgentRow } from "../../shared/db/generated/client.js";
 import { recordAuditEvent, type AuditActor } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
-import { assertActive, type IdentityFields } from "../common/machine.guard.js";
-import type { HeartbeatReport, MachineAgentRepository } from "./machine-agent.repository.js";
+import { assertActive } from "../common/machine.guard.js";
+import type { HeartbeatAgent, HeartbeatReport, HeartbeatWrite, IdentityFacts, MachineAgentRepository } from "./machine-agent.repository.js";
 import {
   MachineAgentStatus,
   type EnrollMachineAgentInput,
@@ -53,14 +53,15 @@ export function toMachineAgent(row: AgentRow): MachineAgent {
   };
 }
 
-/** How long a token's machine identity fields are kept, and how many tokens at most. */
-const IDENTITY_FIELDS_TTL_MS = 5_000;
-const MAX_IDENTITY_FIELDS = 10_000;
-
-type IdentityFieldsEntry = { at: number; fields: Promise<IdentityFields | null> };
+/**
+ * How many tokens' identity facts are kept at most (a few hundred bytes each); when full the oldest is dropped. A token
+ * without kept facts costs one more statement on its next heartbeat.
+ */
+const MAX_IDENTITY_FACTS = 50_000;
 
 export class MachineAgentService {
-  private readonly identityFields = new Map<string, IdentityFieldsEntry>();
+  /** The identity facts of each token's machine as the heartbeat statement last answered them. */
+  private readonly identityFacts = new Map<string, IdentityFacts>();
 
   constructor(
     private readonly store: MarketsStore,
@@ -135,28 +136,13 @@ export class MachineAgentService {
   }
 
   /**
-   * Global rule 1's chain verdict for the machine of the agent behind `hash` (the chain at the pinned block, kept per
-   * block by the guard). The machine's identity fields are kept per token for IDENTITY_FIELDS_TTL_MS, so a hot agent
-   * costs no extra read; a controller change still counts from the block that made it. Fields that fail the check are
-   * not kept, so a machine restored by a new proof heartbeats again at once. An unknown token holds (the statement
-   * answers AGENT_AUTH_INVALID).
+   * Global rule 1's chain verdict for a machine with these identity facts and its verified flag set (the statement
+   * checks the flag): whether the proof's signer still controls the identity at the chain's pinned block, kept per
+   * block by the guard, so a controller change counts from the block that made it.
    */
-  private async identityHolds(hash: Uint8Array, nowMs: number): Promise<boolean> {
-    const key = Buffer.from(hash).toString("base64");
-    let entry = this.identityFields.get(key);
-    if (!entry || nowMs - entry.at > IDENTITY_FIELDS_TTL_MS) {
-      if (this.identityFields.size >= MAX_IDENTITY_FIELDS) this.identityFields.clear();
-      entry = { at: nowMs, fields: this.store.read(() => this.agents.identityFields(this.store.db.statement, hash)) };
-      const kept = entry;
-      kept.fields.catch(() => this.identityFields.get(key) === kept && this.identityFields.delete(key));
-      this.identityFields.set(key, entry);
-    }
-    const fields = await entry.fields;
-    if (fields === null) return true;
-    const holds = await this.store.guard.identityHolds(fields);
-    // A refusal is never kept: the next heartbeat reads the record again (a new proof may have restored it).
-    if (!holds && this.identityFields.get(key) === entry) this.identityFields.delete(key);
-    return holds;
+  private identityHolds(facts: IdentityFacts): Promise<boolean> {
+    const { onChainMachineId, signerAddress } = facts;
+    return this.store.guard.identityHolds({ identityVerified: true, onChainMachineId, identityProof: signerAddress === null ? null : { signerAddress } });
   }
 
   /**
@@ -180,12 +166,41 @@ export class MachineAgentService {
       throw error;
     }
     const { keys, reports, leaseExpiresAt } = prepared;
-    const holds = await this.identityHolds(hash, now.getTime());
-    const { agent, written } = await this.store.statement((sql) => this.agents.heartbeat(sql, hash, reports, now, leaseExpiresAt, holds));
-    if (!agent) throw MarketsErrors.agentAuthInvalid();
-    if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
-    if (keys.some((key) => !agent.allowedProviderKeys.includes(key))) throw MarketsErrors.agentPolicyDenied();
-    assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified }, holds);
+    // The verdict is taken for the identity facts last seen for this token, and the statement writes only while the
+    // machine record still has them; when it answers other facts (first heartbeat, a record change), the verdict is
+    // taken again for those and the statement repeated. So no stale record is trusted and a hot agent costs one
+    // statement.
+    const key = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString("base64");
+    let facts = this.identityFacts.get(key) ?? null;
+    let holds = facts !== null && (await this.identityHolds(facts));
+    for (let attempt = 1; ; attempt++) {
+      const seen = facts;
+      const { agent, written } = await this.store.statement((sql) => this.agents.heartbeat(sql, hash, reports, now, leaseExpiresAt, holds, seen));
+      if (!agent) {
+        this.identityFacts.delete(key);
+        throw MarketsErrors.agentAuthInvalid();
+      }
+      if (agent.status === "revoked") throw MarketsErrors.agentPairingInactive();
+      if (keys.some((k) => !agent.allowedProviderKeys.includes(k))) throw MarketsErrors.agentPolicyDenied();
+      if (seen === null || seen.onChainMachineId !== agent.onChainMachineId || seen.signerAddress !== agent.signerAddress) {
+        facts = { onChainMachineId: agent.onChainMachineId, signerAddress: agent.signerAddress };
+        this.identityFacts.delete(key);
+        if (this.identityFacts.size >= MAX_IDENTITY_FACTS) this.identityFacts.delete(this.identityFacts.keys().next().value!);
+        this.identityFacts.set(key, facts);
+        holds = await this.identityHolds(facts);
+        // Refused on the facts the record has now: no need to write to say so.
+        assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified }, holds);
+        // A record whose facts keep changing under concurrent writes is not chased for ever.
+        if (attempt >= 3) throw MarketsErrors.storeUnavailable();
+        continue;
+      }
+      assertActive({ status: agent.machineStatus, identityVerified: agent.machineVerified }, holds);
+      return this.answer(agent, written, reports, known, now, leaseExpiresAt);
+    }
+  }
+
+  /** The heartbeat's answer from the statement's row: the agent as updated and the endpoints as written. */
+  private answer(agent: HeartbeatAgent, written: HeartbeatWrite["written"], reports: HeartbeatReport[], known: { machineId: string } | null, now: Date, leaseExpiresAt: Date): HeartbeatResult {
     // An agent never changes machine, so a token sealed for the machine read above is sealed for this one.
     if (written.length !== reports.length || (known && known.machineId !== agent.machineId)) throw MarketsErrors.storeUnavailable();
     const createdAt = new Map(written.map((row) => [row.providerKey, row.createdAt]));
