@@ -4,7 +4,7 @@
  * not promise.
  */
 import type { PGlite } from "@electric-sql/pglite";
-import type pg from "pg";
+import pg from "pg";
 import type { StatementNamer } from "./statement-names.js";
 
 export interface SqlSession {
@@ -45,7 +45,22 @@ export function pgClientSession(client: pg.ClientBase): SqlSession {
 export type SqlStatement = <Row>(text: string, values: readonly unknown[]) => Promise<Row[]>;
 
 export function poolStatement(pool: pg.Pool, name: StatementNamer = () => undefined): SqlStatement {
-  return async <Row>(text: string, values: readonly unknown[]) => (await pool.query({ name: name(text), text, values: values as unknown[] })).rows as Row[];
+  return async <Row>(text: string, values: readonly unknown[]) => {
+    const result = (await pool.query(new NamedQuery(name(text), text, values as unknown[]))) as unknown as pg.QueryResult;
+    return result.rows as Row[];
+  };
+}
+
+/**
+ * pg's query for a named statement, made without pg's copy of a config object: `client.query({ name, text, values })`
+ * copies the config through its property descriptors on every call (about 1 us of the 15 us pg spends per statement);
+ * a query given as text is not copied, and the name is set after. The pool runs it as it runs a config object.
+ */
+class NamedQuery extends pg.Query {
+  constructor(name: string | undefined, text: string, values: unknown[]) {
+    super(text, values);
+    (this as { name?: string }).name = name;
+  }
 }
 
 /** The same statement through a Prisma client or interactive transaction (PGlite, and tests' injected failures). */
