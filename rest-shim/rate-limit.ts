@@ -32,6 +32,8 @@ export interface RateLimitRule extends CountedRule {
 export interface CounterStore {
   /** Increments every key of `window` and returns the new counts in the same order. */
   increment(window: number, keys: readonly string[], windowMs: number): Promise<readonly number[]>;
+  /** The same done synchronously, for a store that can (memory): a request then waits for no promise. */
+  incrementNow?(window: number, keys: readonly string[]): readonly number[];
   close(): Promise<void>;
 }
 
@@ -47,18 +49,39 @@ export class RateLimiter {
    * first rule it exceeds, if any.
    */
   async exceeded<Rule extends CountedRule>(rules: readonly Rule[], clientIp: string): Promise<Rule | undefined> {
-    const bucket = clientBucket(clientIp);
-    const keys = rules.map((rule) => `${rule.name}:${bucket}`);
-    const counts = await this.store.increment(Math.floor(this.now() / this.windowMs), keys, this.windowMs);
-    for (let i = 0; i < rules.length; i++) {
-      if (counts[i]! > rules[i]!.limit) return rules[i];
-    }
-    return undefined;
+    const counted = this.exceededNow(rules, clientIp);
+    if (counted !== NOT_COUNTED) return counted;
+    const keys = keysOf(rules, clientIp);
+    return firstExceeded(rules, await this.store.increment(Math.floor(this.now() / this.windowMs), keys, this.windowMs));
+  }
+
+  /**
+   * `exceeded` without a promise when the store counts synchronously (memory); `NOT_COUNTED` (nothing counted) when
+   * it cannot, and the caller then awaits `exceeded`.
+   */
+  exceededNow<Rule extends CountedRule>(rules: readonly Rule[], clientIp: string): Rule | undefined | typeof NOT_COUNTED {
+    if (this.store.incrementNow === undefined) return NOT_COUNTED;
+    return firstExceeded(rules, this.store.incrementNow(Math.floor(this.now() / this.windowMs), keysOf(rules, clientIp)));
   }
 
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+/** What `exceededNow` answers when its store counts asynchronously: nothing was counted. */
+export const NOT_COUNTED = Symbol("not counted");
+
+function keysOf(rules: readonly CountedRule[], clientIp: string): string[] {
+  const bucket = clientBucket(clientIp);
+  return rules.map((rule) => `${rule.name}:${bucket}`);
+}
+
+function firstExceeded<Rule extends CountedRule>(rules: readonly Rule[], counts: readonly number[]): Rule | undefined {
+  for (let i = 0; i < rules.length; i++) {
+    if (counts[i]! > rules[i]!.limit) return rules[i];
+  }
+  return undefined;
 }
 
 /** Counters of the current window only: a new window drops the whole map, so nothing needs sweeping. */
@@ -67,6 +90,10 @@ export class MemoryCounterStore implements CounterStore {
   private counts = new Map<string, number>();
 
   async increment(window: number, keys: readonly string[]): Promise<readonly number[]> {
+    return this.incrementNow(window, keys);
+  }
+
+  incrementNow(window: number, keys: readonly string[]): readonly number[] {
     if (window !== this.window) {
       this.window = window;
       this.counts = new Map();

@@ -19,7 +19,7 @@ import { announcesBody, compileRequestCheck, hasRequestRules, type Rejection } f
 import { RouteInputError } from "./json-body.js";
 import type { OnboardingTokenCheck } from "./onboarding-auth.js";
 import { compilePathPattern, rawPathOf } from "./path-pattern.js";
-import type { RateLimiter, RateLimitRule } from "./rate-limit.js";
+import { NOT_COUNTED, type RateLimiter, type RateLimitRule } from "./rate-limit.js";
 import type { CredentialCheck, RouteDefinition, RouteInput, RouteOutcome } from "./route-definition.js";
 
 export interface RouteDependencies {
@@ -70,13 +70,19 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     return send(reply, response);
   };
 
-  async function onRequest(request: FastifyRequest, reply: FastifyReply) {
+  // Callback style: with memory counters (one process) a request passes its checks without a promise or a microtask;
+  // Redis counters are awaited.
+  function onRequest(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
     const rejection = check(request.raw);
-    if (rejection !== undefined) return sendEarly(request, reply, rejectionResponses[rejection]);
-    if (limits.length > 0) {
-      const exceeded = await deps.rateLimiter.exceeded(limits, request.ip);
-      if (exceeded !== undefined) return sendEarly(request, reply, exceeded.rejection);
+    if (rejection !== undefined) return void sendEarly(request, reply, rejectionResponses[rejection]);
+    if (limits.length === 0) return done();
+    const counted = deps.rateLimiter.exceededNow(limits, request.ip);
+    if (counted === NOT_COUNTED) {
+      deps.rateLimiter.exceeded(limits, request.ip).then((exceeded) => (exceeded === undefined ? done() : void sendEarly(request, reply, exceeded.rejection)), done);
+      return;
     }
+    if (counted !== undefined) return void sendEarly(request, reply, counted.rejection);
+    done();
   }
 
   /** The answer to a request whose credential does not hold, or undefined when it holds. */
@@ -107,12 +113,7 @@ export function compileRoute(route: RouteDefinition, deps: RouteDependencies): R
     }
     let variables: Record<string, unknown>;
     const url = request.raw.url ?? "";
-    const input = {
-      params: pattern.params(rawPathOf(url)),
-      query: queryOf(url),
-      body: Buffer.isBuffer(body) ? body : EMPTY_BODY,
-      headers: request.headers,
-    };
+    const input = new RequestInput(pattern.params(rawPathOf(url)), url, Buffer.isBuffer(body) ? body : EMPTY_BODY, request.headers);
     try {
       variables = route.variables(input);
     } catch (error) {
@@ -220,10 +221,25 @@ function resolveRejections(route: RouteDefinition): Record<Rejection, PreparedRe
   };
 }
 
-/** The query string's parameters, percent-decoded the way Starlette reads them. */
-function queryOf(url: string): URLSearchParams {
-  const start = url.indexOf("?");
-  return new URLSearchParams(start === -1 ? "" : url.slice(start + 1));
+/** A request as routes read it; the query string is parsed only for a route that reads it (most do not). */
+class RequestInput implements RouteInput {
+  private parsedQuery: URLSearchParams | undefined;
+
+  constructor(
+    readonly params: RouteInput["params"],
+    private readonly url: string,
+    readonly body: Buffer,
+    readonly headers: RouteInput["headers"],
+  ) {}
+
+  /** The query string's parameters, percent-decoded the way Starlette reads them. */
+  get query(): URLSearchParams {
+    if (this.parsedQuery === undefined) {
+      const start = this.url.indexOf("?");
+      this.parsedQuery = new URLSearchParams(start === -1 ? "" : this.url.slice(start + 1));
+    }
+    return this.parsedQuery;
+  }
 }
 
 /** Names an unexpected failure for the error report without its message. */

@@ -4,45 +4,51 @@
  * operation name is the client's, `anonymous` when it sent none). The outcome is `success` or `error` with the first
  * error's `extensions.code` (bounded: the platform's codes and GraphQL's own).
  *
- * Per operation: two clock readings (`performance.now()`, no bigint), and label objects made once per operation name
- * and outcome. `REQUEST_METRICS=0` leaves both doors uninstrumented (platform.ts, gateway.ts).
+ * Per operation: two clock readings (`performance.now()`, no bigint) and two additions to series made once per
+ * operation name and outcome. `REQUEST_METRICS=0` leaves both doors uninstrumented (platform.ts, gateway.ts).
  */
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { GraphQLExecutor } from "../../rest-shim/executor.js";
 import { graphqlOperationDuration, graphqlOperations } from "../../subgraphs/shared/observability/metrics.js";
+import type { CounterSeries, HistogramSeries } from "../../subgraphs/shared/observability/series.js";
 
-interface OperationLabels {
-  duration: { operation: string };
-  success: { operation: string; outcome: string; code: string };
-  errors: Map<string, { operation: string; outcome: string; code: string }>;
+/** The metric series of one operation name, made once (series.ts: no label hashing per operation). */
+interface OperationSeries {
+  duration: HistogramSeries;
+  success: CounterSeries;
+  errors: Map<string, CounterSeries>;
 }
-const labelSets = new Map<string, OperationLabels>();
+const seriesSets = new Map<string, OperationSeries>();
 
-function labelsOf(operation: string): OperationLabels {
-  let labels = labelSets.get(operation);
-  if (labels === undefined) {
-    labels = { duration: { operation }, success: { operation, outcome: "success", code: "" }, errors: new Map() };
-    labelSets.set(operation, labels);
+function seriesOf(operation: string): OperationSeries {
+  let series = seriesSets.get(operation);
+  if (series === undefined) {
+    series = {
+      duration: graphqlOperationDuration.series({ operation }),
+      success: graphqlOperations.series({ operation, outcome: "success", code: "" }),
+      errors: new Map(),
+    };
+    seriesSets.set(operation, series);
   }
-  return labels;
+  return series;
 }
 
 function record(operation: string, started: number, errors: ReadonlyArray<{ extensions?: Record<string, unknown> }> | undefined): void {
-  const labels = labelsOf(operation);
-  graphqlOperationDuration.observe(labels.duration, (performance.now() - started) / 1000);
+  const series = seriesOf(operation);
+  graphqlOperationDuration.observe(series.duration, (performance.now() - started) / 1000);
   if (errors === undefined || errors.length === 0) {
-    graphqlOperations.inc(labels.success);
+    series.success.value++;
     return;
   }
   const given = errors[0]?.extensions?.code;
   const code = typeof given === "string" ? given : "NO_CODE";
-  let errorLabels = labels.errors.get(code);
-  if (errorLabels === undefined) {
-    errorLabels = { operation, outcome: "error", code };
+  let errorSeries = series.errors.get(code);
+  if (errorSeries === undefined) {
+    errorSeries = graphqlOperations.series({ operation, outcome: "error", code });
     // Codes are the platform's and GraphQL's own, but a remote subgraph could name others: keep the cache bounded.
-    if (labels.errors.size < 64) labels.errors.set(code, errorLabels);
+    if (series.errors.size < 64) series.errors.set(code, errorSeries);
   }
-  graphqlOperations.inc(errorLabels);
+  errorSeries.value++;
 }
 
 export function instrumentExecutor(executor: GraphQLExecutor): GraphQLExecutor {

@@ -49,4 +49,24 @@ describe.skipIf(!usesPostgres)("prepared statements on PostgreSQL", () => {
       await database.drop();
     }
   });
+
+  it("later executions on a connection, built from the columns its first Describe gave, answer as the first", async () => {
+    const database = await createPostgresDatabase();
+    const db = await openDatabase({ dataDir: "", databaseUrl: database.url }, { poolSize: 1 });
+    const typed = "SELECT $1::int AS n, $2::text AS t, to_timestamp(0) AS at, NULL::int AS none, true AS yes, 1.5::float8 AS f";
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await db.statement(typed, [i, `v${i}`])).toEqual([{ n: i, t: `v${i}`, at: new Date(0), none: null, yes: true, f: 1.5 }]);
+        expect(await db.statement("SELECT g AS n FROM generate_series(1, $1::int) g", [i])).toEqual(Array.from({ length: i }, (_, k) => ({ n: k + 1 })));
+        // No result columns (no RowDescription): nothing kept, each execution described again.
+        expect(await db.statement("CREATE TEMP TABLE IF NOT EXISTS t_described (n int)", [])).toEqual([]);
+        // A failing execution fails as before (its connection is discarded), and the next one answers.
+        await expect(db.statement("SELECT 1 / $1::int AS q", [0])).rejects.toThrow(/division by zero/);
+        expect(await db.statement("SELECT 1 / $1::int AS q", [1])).toEqual([{ q: 1 }]);
+      }
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
 });

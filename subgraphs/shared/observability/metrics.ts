@@ -37,20 +37,21 @@ export const rateLimitRefusals = new Counter({
   registers: [registry],
 });
 
-export const graphqlOperations = new Counter({
-  name: "graphql_operations_total",
-  help: "GraphQL operations executed by the gateway (GraphQL listener and REST shim), by operation name and outcome.",
-  labelNames: ["operation", "outcome", "code"] as const,
-  registers: [registry],
-});
+/** Updated per operation through series kept per label set, as the REST metrics (gateway/observability/graphql-metrics.ts). */
+export const graphqlOperations = new ScrapedCounter(
+  "graphql_operations_total",
+  "GraphQL operations executed by the gateway (GraphQL listener and REST shim), by operation name and outcome.",
+  ["operation", "outcome", "code"],
+  registry,
+);
 
-export const graphqlOperationDuration = new Histogram({
-  name: "graphql_operation_duration_seconds",
-  help: "GraphQL operation latency in the gateway, by operation name.",
-  labelNames: ["operation"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+export const graphqlOperationDuration = new ScrapedHistogram(
+  "graphql_operation_duration_seconds",
+  "GraphQL operation latency in the gateway, by operation name.",
+  ["operation"],
+  LATENCY_BUCKETS,
+  registry,
+);
 
 export const chainRpcDuration = new Histogram({
   name: "chain_rpc_duration_seconds",
