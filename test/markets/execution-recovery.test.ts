@@ -202,11 +202,14 @@ describe("executions past their deadline are recovered once, the provider called
     expect(provider.calls()).toBe(calls);
   });
 
-  it("a recovery whose refund send fails leaves the claim; a later sweep reads the chain and sends it once, then records it", async () => {
+  /**
+   * A stalled escrowed order past its deadline, recovered by the job while the escrow operator cannot pay gas (the node
+   * refuses the recovery's refund transaction): the order ID, the execute's pending answer, the operator.
+   */
+  async function recoveredWithoutRefund(): Promise<{ orderId: string; answer: Promise<HttpAnswer>; operator: string }> {
     const { orderId, answer } = await stalledOrder();
     const operator = p.demo.payments!.escrow.operatorAddress;
     const balance = await rpc.getBalance(operator);
-    // The operator cannot pay gas: the recovery's refund transaction is refused by the node.
     await rpc.send("anvil_setBalance", [operator, "0x0"]);
     clock.advance(DEADLINE_MS);
     try {
@@ -215,6 +218,11 @@ describe("executions past their deadline are recovered once, the provider called
     } finally {
       await rpc.send("anvil_setBalance", [operator, `0x${balance.toString(16)}`]);
     }
+    return { orderId, answer, operator };
+  }
+
+  it("a recovery whose refund send fails leaves the claim; a later sweep reads the chain and sends it once, then records it", async () => {
+    const { orderId, answer, operator } = await recoveredWithoutRefund();
     expect((await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } })).status).toBe("refund_pending");
     expect(await escrowState(orderId)).toBe("locked");
     expect((await kinds("orderId", orderId)).slice(-1)).toEqual(["market.order.recovered"]);
@@ -245,16 +253,7 @@ describe("executions past their deadline are recovered once, the provider called
   });
 
   it("a refund that landed before it was recorded (its answer lost) is recorded from the chain by the sweep, not sent again", async () => {
-    const { orderId, answer } = await stalledOrder();
-    const operator = p.demo.payments!.escrow.operatorAddress;
-    const balance = await rpc.getBalance(operator);
-    await rpc.send("anvil_setBalance", [operator, "0x0"]);
-    clock.advance(DEADLINE_MS);
-    try {
-      expect((await marketsServices(p).lifecycle.run()).ordersRecovered).toBe(1);
-    } finally {
-      await rpc.send("anvil_setBalance", [operator, `0x${balance.toString(16)}`]);
-    }
+    const { orderId, answer, operator } = await recoveredWithoutRefund();
     expect((await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } })).status).toBe("refund_pending");
 
     // The refund lands on chain without the platform seeing it: sent by a second operator the escrow's admin allows.
