@@ -12,20 +12,18 @@
  * - PATCH: a new policy (the old token's delegationPolicyHash stops matching: rotate), pause, resume.
  * - DELETE: revoked (final; the token stops working), refused with OPEN_MARKET_ORDERS + orderIds while the pairing
  *   has orders not confirmed, cancelled or failed.
- * - authenticate (every market write): token signature and expiry, then the pairing: unknown or another session ->
- *   AGENT_AUTH_INVALID; paused or revoked -> AGENT_PAIRING_INACTIVE; stored policy hash differs ->
- *   AGENT_AUTH_INVALID; paired with another machine than the write's -> AGENT_PAIRING_REQUIRED (409).
+ * - authenticate (every market write): the class this one extends (orders/pairing.auth.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../shared/clock.js";
-import type { MarketAgentPairing as PairingRow, MarketMachine } from "../../shared/db/generated/client.js";
+import type { MarketAgentPairing as PairingRow } from "../../shared/db/generated/client.js";
 import { DomainError } from "../../shared/errors.js";
 import { recordAuditEvent, type AuditActor, type MarketsTx } from "../common/audit.repository.js";
 import { MarketsErrors } from "../common/errors.js";
 import { OPEN_ORDER_STATUSES } from "./order.states.js";
 import { pageRequest, createdAtKeyset, createdAtPage } from "../common/pagination.js";
-import { normalizePolicy, policyHash, type DelegationPolicy } from "./pairing.policy.js";
-import { tokenHash, type PairingClaims, type PairingTokens } from "./pairing.token.js";
+import { normalizePolicy, policyHash } from "./pairing.policy.js";
+import { tokenHash, type PairingTokens } from "./pairing.token.js";
 import type {
   AgentPairing,
   AgentPairingChallenge,
@@ -40,13 +38,12 @@ import { newId } from "../common/support.js";
 import { agentIdentity, optionalText, pairingView } from "./pairing.views.js";
 import { pairingProof } from "./pairing.proof.js";
 import { lockPairing } from "./pairing.repository.js";
-import { lockOrderWrite, ORDER_ID, type OrderRow, type OrderWriteRows } from "./order.repository.js";
-import type { MarketsSql } from "../common/sql.js";
+import { AgentAuthentication, PAIRING_ID } from "./pairing.auth.js";
 
 export { agentIdentity, pairingView } from "./pairing.views.js";
+export type { AgentSession } from "./pairing.auth.js";
 
 const PLATFORM: AuditActor = { type: "platform" };
-const PAIRING_ID = /^pair_[a-z2-7]{16}$/;
 
 export interface PairingSettings {
   verification: "required" | "off";
@@ -54,21 +51,15 @@ export interface PairingSettings {
   namespace: string;
 }
 
-/** A verified market write: the pairing behind the token. */
-export interface AgentSession {
-  pairing: PairingRow;
-  policy: DelegationPolicy;
-  claims: PairingClaims;
-  actor: AuditActor;
-}
-
-export class PairingService {
+export class PairingService extends AgentAuthentication {
   constructor(
-    private readonly store: MarketsStore,
-    readonly tokens: PairingTokens,
+    store: MarketsStore,
+    tokens: PairingTokens,
     readonly settings: PairingSettings,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    super(store, tokens, clock);
+  }
 
   async challenge(machineId: string, input: AgentPairingChallengeInput): Promise<AgentPairingChallenge> {
     const { address, did } = agentIdentity(input.agentAddress, input.agentDid);
@@ -243,71 +234,6 @@ export class PairingService {
       return after;
     });
     return pairingView(row);
-  }
-
-  /**
-   * The token's own checks (present, signature, expiry) before a write looks at anything else; its claims, for the
-   * write's `authenticate` in the same request (the token is verified once per request).
-   */
-  async precheck(token: string | null | undefined): Promise<PairingClaims> {
-    if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
-    return this.tokens.verify(token, this.clock.now());
-  }
-
-  /**
-   * Authentication 3 for a market write on `machineId` (null: the caller checks the machine itself), inside the
-   * write's transaction: the pairing row is locked (FOR UPDATE) so a concurrent PATCH, revoke or another order of
-   * the same pairing waits; the daily limit's sum (orders/order.repository.ts) relies on this lock. `verified`: the
-   * claims `precheck` answered for this token in this request (the signature and expiry are not checked twice).
-   */
-  async authenticate(tx: MarketsSql, token: string | null | undefined, machineId: string | null, verified?: PairingClaims): Promise<AgentSession> {
-    if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
-    const claims = verified ?? (await this.tokens.verify(token, this.clock.now()));
-    if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();
-    return this.sessionOf(await lockPairing(tx, claims.pairingId), claims, machineId);
-  }
-
-  /**
-   * `authenticate`'s checks of the pairing row, for a write that locked the row of `claims.pairingId` (the token
-   * verified) in its own statement: null when there is none.
-   */
-  sessionOf(pairing: PairingRow | null, claims: PairingClaims, machineId: string | null): AgentSession {
-    if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();
-    if (!pairing || pairing.machineId !== claims.machineId || pairing.sessionTokenId !== claims.jti || pairing.sessionId !== claims.sessionId) {
-      throw MarketsErrors.agentAuthInvalid();
-    }
-    if (pairing.status !== "active") throw MarketsErrors.agentPairingInactive();
-    if (pairing.delegationPolicyHash !== claims.delegationPolicyHash) throw MarketsErrors.agentAuthInvalid();
-    if (machineId !== null && pairing.machineId !== machineId) throw MarketsErrors.agentPairingRequired();
-    return {
-      pairing,
-      policy: pairing.delegationPolicy as unknown as DelegationPolicy,
-      claims,
-      actor: { type: "agent", id: pairing.id },
-    };
-  }
-
-  /**
-   * The start of an agent's write on an order, in its transaction, with the token's claims (`precheck`): the order
-   * locked (NOT_FOUND without one), `afterLock` on it, rule 1 for its machine, then the pairing's lock and checks
-   * (`authenticate`) and the order's pairing (AGENT_PAIRING_REQUIRED), in that order. The three rows are read and
-   * locked in one statement (order.repository.ts lockOrderWrite; `execution`: with execute's reads).
-   */
-  async orderWrite(
-    tx: MarketsSql,
-    orderId: string,
-    claims: PairingClaims,
-    afterLock?: (order: OrderRow) => void,
-    execution = false,
-  ): Promise<{ order: OrderRow; machine: MarketMachine; session: AgentSession; execution?: OrderWriteRows["execution"] }> {
-    const locked = ORDER_ID.test(orderId) ? await lockOrderWrite(tx, orderId, claims.pairingId, execution) : null;
-    if (!locked) throw MarketsErrors.notFound();
-    const { order } = locked;
-    afterLock?.(order);
-    const machine = await this.store.guard.check(locked.machine);
-    const session = this.sessionOf(locked.pairing, claims, order.machineId);
-    if (session.pairing.id !== order.agentPairingId) throw MarketsErrors.agentPairingRequired();
-    return { order, machine, session, execution: locked.execution };
   }
 
   private async find(prisma: MarketsTx, machineId: string, pairingId: string): Promise<PairingRow> {
