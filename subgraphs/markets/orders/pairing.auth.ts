@@ -49,10 +49,9 @@ export class AgentAuthentication {
    * claims `precheck` answered for this token in this request (the signature and expiry are not checked twice).
    */
   async authenticate(tx: MarketsSql, token: string | null | undefined, machineId: string | null, verified?: PairingClaims): Promise<AgentSession> {
-    if (token === null || token === undefined || token.length === 0) throw MarketsErrors.agentAuthRequired();
-    const claims = verified ?? (await this.tokens.verify(token, this.clock.now()));
-    if (!PAIRING_ID.test(claims.pairingId)) throw MarketsErrors.agentAuthInvalid();
-    return this.sessionOf(await lockPairing(tx, claims.pairingId), claims, machineId);
+    const claims = verified ?? (await this.precheck(token));
+    // sessionOf refuses a malformed pairing ID before it looks at the (then absent) row.
+    return this.sessionOf(PAIRING_ID.test(claims.pairingId) ? await lockPairing(tx, claims.pairingId) : null, claims, machineId);
   }
 
   /**
