@@ -13,7 +13,9 @@
  * Alone: `BENCH_ONLY=read npm run bench`. `BENCH_READ_ROUTE=markets-list` measures `GET /api/v1/machines?limit=1`
  * instead (document 3's list: shim, one subgraph, one prepared statement), each platform with one bound demo machine
  * and, when DATABASE_URL is set, its own throw-away PostgreSQL database (else PGlite); the before/after check then
- * compares statuses and item counts, as record IDs and times differ between platforms.
+ * compares statuses and item counts, as record IDs and times differ between platforms. On PostgreSQL the list is also
+ * measured against its floor in the same rounds: a bare node:http handler that runs the list's statement on a pg pool
+ * and answers the same bytes (statement-server.ts), what any Node server answering the route from PostgreSQL pays.
  */
 import autocannon from "autocannon";
 import { writeFile } from "node:fs/promises";
@@ -21,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
+import { LIST_FIRST } from "../../subgraphs/markets/machines/market-machine.repository.js";
 import { bindDemoMachine } from "./load.js";
 import { measureCpu, summarize, type Sample } from "./stats.js";
 
@@ -64,6 +67,8 @@ export interface ReadPathOptions {
   readPid?: number;
   platformEnv: (dataDir: string, ports: number[]) => Record<string, string>;
   processes: RoleProcess[];
+  /** The main platform's database when it is PostgreSQL (readRouteEnv): the markets list's floor reads it. */
+  databaseUrl?: string;
 }
 
 /** A platform start on a loaded shared machine can take minutes (deploy, demo seeding, migrations). */
@@ -103,6 +108,16 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   const targets: Array<{ name: string; url: string; pid?: number; samples: Sample[] }> = [
     { name: "bare node:http (baseline)", url: `http://127.0.0.1:${barePort}${new URL(options.readUrl).pathname}`, pid: bareServer.child.pid, samples: [] },
   ];
+  let floorName: string | undefined;
+  if (READ_ROUTE === "markets-list" && options.databaseUrl) {
+    const floorPort = await freePort();
+    // The shim's `limit=1` runs the list's first-page statement with one row more than the page (its next cursor).
+    const statement = JSON.stringify({ text: LIST_FIRST, values: [2] });
+    const floor = await startRole([], {}, 30_000, ["test/bench/statement-server.ts", String(floorPort), bodyFile, options.databaseUrl, statement]);
+    options.processes.push(floor);
+    floorName = "floor: node:http + the statement (pg)";
+    targets.push({ name: floorName, url: `http://127.0.0.1:${floorPort}/api/v1/machines`, pid: floor.child.pid, samples: [] });
+  }
   const before = process.env.BENCH_READ_BEFORE;
   if (before) {
     const { url, pid } = await startPlatformCopy(options, "before", {}, before);
@@ -131,6 +146,7 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   }
   console.log(`\n${ROUTE_LABEL}, ${connections} connections, ${rounds} x ${durationS}s rounds (medians; load average ${loadAverage()})`);
   const [bare, ...paths] = targets.map((target) => summarize(target.name, target.samples, 34));
+  const floor = paths.find((_, i) => targets[i + 1]!.name === floorName);
   let ratio = 0;
   paths.forEach((s, i) => {
     const percent = (100 * s.rps) / bare!.rps;
@@ -140,5 +156,14 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
     const cpu = s.cpuUs && bare!.cpuUs ? `  CPU-per-request ratio ${((100 * bare!.cpuUs) / s.cpuUs).toFixed(1)}%` : "";
     console.log(`  ${`${name} / bare`.padEnd(44)} ${percent.toFixed(1)}%  p99 ${s.p99} ms${cpu}  (${TARGET})`);
   });
+  if (floor) {
+    // Each platform's CPU per request beyond the floor's: what the stack adds to the route's unavoidable work.
+    paths.forEach((s, i) => {
+      const name = targets[i + 1]!.name;
+      if (name === floorName || !s.cpuUs || !floor.cpuUs) return;
+      const extra = s.cpuUs - floor.cpuUs;
+      console.log(`  ${`${name} / floor`.padEnd(44)} ${((100 * s.rps) / floor.rps).toFixed(1)}%  CPU ${s.cpuUs.toFixed(0)} us = floor ${floor.cpuUs.toFixed(0)} us + ${extra.toFixed(0)} us`);
+    });
+  }
   return { ratio, bareRps: bare!.rps };
 }

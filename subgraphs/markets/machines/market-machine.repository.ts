@@ -30,8 +30,8 @@ export function toMarketMachine(row: MarketMachineRow): MarketMachine {
   };
 }
 
-/** `identityProof: { not: Prisma.DbNull }`, ordered by the (created_at, id) index. */
-const LIST_FIRST = `SELECT ${MACHINE_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
+/** `identityProof: { not: Prisma.DbNull }`, ordered by the (created_at, id) index (the list bench's floor runs it too). */
+export const LIST_FIRST = `SELECT ${MACHINE_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
   ORDER BY created_at, id LIMIT $1::int`;
 const LIST_AFTER = `SELECT ${MACHINE_COLUMNS} FROM market_machine WHERE identity_proof IS NOT NULL
   AND (created_at > $1::timestamptz OR (created_at = $1::timestamptz AND id > $2::text))
