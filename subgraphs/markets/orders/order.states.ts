@@ -55,9 +55,16 @@ export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly Paymen
   refunded: [],
 };
 
+/** For each status, the statuses that may move to it (worked out once: every conditional update names them). */
+function sourcesByTarget<S extends string>(statuses: readonly S[], transitions: Readonly<Record<S, readonly S[]>>): ReadonlyMap<S, readonly S[]> {
+  return new Map(statuses.map((to) => [to, Object.freeze(statuses.filter((from) => transitions[from].includes(to)))]));
+}
+const ORDER_SOURCES = sourcesByTarget(ORDER_STATUSES, ORDER_TRANSITIONS);
+const PAYMENT_SOURCES = sourcesByTarget(PAYMENT_STATUSES, PAYMENT_TRANSITIONS);
+
 /** The statuses an order may move to `to` from. */
-export const orderSourcesOf = (to: OrderStatus): OrderStatus[] => ORDER_STATUSES.filter((from) => ORDER_TRANSITIONS[from].includes(to));
-export const paymentSourcesOf = (to: PaymentStatus): PaymentStatus[] => PAYMENT_STATUSES.filter((from) => PAYMENT_TRANSITIONS[from].includes(to));
+export const orderSourcesOf = (to: OrderStatus): readonly OrderStatus[] => ORDER_SOURCES.get(to)!;
+export const paymentSourcesOf = (to: PaymentStatus): readonly PaymentStatus[] => PAYMENT_SOURCES.get(to)!;
 
 /** MarketPaymentRailType (public notes 2.7). */
 export const RAIL_TYPES = ["not-required", "wallet", "x402", "xvv42", "vault-stripe", "wdk-usdt-transfer", "escrow", "offchain-record", "external", "onchain-escrow"] as const;
