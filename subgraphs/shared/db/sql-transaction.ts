@@ -4,7 +4,8 @@
  * microseconds of Prisma's pipeline before the driver sees it).
  *
  * On PostgreSQL the transaction is one pooled connection between BEGIN and COMMIT, its statements named (prepared)
- * like the rest of the platform's (statement-names.ts). It keeps the rules Prisma's interactive transactions keep:
+ * like the rest of the platform's (statement-names.ts) and run as the pool's statements are (sql-session.ts
+ * `NamedQuery`: no per-call copy of the query config, no Describe after a statement's first execution on a connection). It keeps the rules Prisma's interactive transactions keep:
  * waiting for a connection is bounded by the pool's connect timeout, and a transaction still running after
  * `timeoutMs` (DB_TRANSACTION_TIMEOUT_MS) is ended: its connection is closed, so the server rolls it back and any
  * statement it is waiting on fails, and it answers as a store outage (the client retries), having written nothing.
@@ -21,7 +22,7 @@ import type pg from "pg";
 import { StoreUnavailableError } from "../errors.js";
 import { dbTransactionDuration, secondsSince } from "../observability/metrics.js";
 import type { PrismaClient } from "./generated/client.js";
-import { prismaStatement, type SqlStatement } from "./sql-session.js";
+import { clientStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
 import type { StatementNamer } from "./statement-names.js";
 
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
@@ -58,7 +59,7 @@ export function poolTransaction(pool: pg.Pool, name: StatementNamer, timeoutMs: 
     }, timeoutMs);
     const sql: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
       if (expired) throw new StoreUnavailableError(expired);
-      return (await client.query({ name: name(text), text, values: values as unknown[] })).rows as Row[];
+      return clientStatement<Row>(client, name(text), text, values);
     };
     try {
       await sql("BEGIN", []);
