@@ -58,6 +58,42 @@ export function shardCap(total: number, k: number): number {
 
 const MAX_ATTEMPTS = 4;
 
+/**
+ * The fast path as one fixed text (parsed once per pooled connection as a named statement): $1 the machine's scope
+ * and $2 its cap, $3 the shard's scope and $4 its cap, then the challenge's columns ($5 to $15) and its shard ($16).
+ */
+const FAST_PATH_SQL = `
+      WITH m AS (
+        INSERT INTO verify_issuance_counter (scope, open) VALUES ($1, 1)
+        ON CONFLICT (scope) DO UPDATE SET open = verify_issuance_counter.open + 1
+        WHERE verify_issuance_counter.open < $2
+        RETURNING 1
+      ), s AS (
+        INSERT INTO verify_issuance_counter (scope, open) SELECT $3, 1 WHERE EXISTS (SELECT 1 FROM m)
+        ON CONFLICT (scope) DO UPDATE SET open = verify_issuance_counter.open + 1
+        WHERE verify_issuance_counter.open < $4
+        RETURNING 1
+      ), ins AS (
+        INSERT INTO verify_challenge (id, nonce_hash, machine_id, machine_did, did_controller, chain_id, profile,
+                                      protocol, verifier, issued_at, expires_at, state, updated_at, cap_shard)
+        SELECT $5::uuid, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'issued', now(), $16
+        WHERE EXISTS (SELECT 1 FROM s)
+        RETURNING id
+      )
+      SELECT (SELECT count(*) FROM ins)::int AS inserted`;
+
+/** The shards that may hold any challenge under a total cap, worked out once per cap (the configuration's one). */
+const shardsByTotal = new Map<number, readonly number[]>();
+function shardsWithRoom(total: number): readonly number[] {
+  let shards = shardsByTotal.get(total);
+  if (shards === undefined) {
+    shards = Array.from({ length: CAP_SHARDS }, (_, k) => k).filter((k) => shardCap(total, k) > 0);
+    if (shardsByTotal.size >= 16) shardsByTotal.clear();
+    shardsByTotal.set(total, shards);
+  }
+  return shards;
+}
+
 export class IssuanceCapsRepository {
   constructor(private readonly db: Database) {}
 
@@ -79,27 +115,15 @@ export class IssuanceCapsRepository {
 
   private async fastPath(c: IssuedChallenge, caps: OpenChallengeCaps): Promise<boolean> {
     if (caps.perMachine < 1) return false;
-    const shards = Array.from({ length: CAP_SHARDS }, (_, k) => k).filter((k) => shardCap(caps.total, k) > 0);
+    const shards = shardsWithRoom(caps.total);
     if (shards.length === 0) return false;
     const shard = shards[randomInt(shards.length)]!;
     // One statement, its own transaction, on the pool (Database.statement): the hot path skips Prisma's pipeline.
-    const statement = Prisma.sql`
-      WITH m AS (
-        INSERT INTO verify_issuance_counter (scope, open) VALUES (${machineScope(c.machineId)}, 1)
-        ON CONFLICT (scope) DO UPDATE SET open = verify_issuance_counter.open + 1
-        WHERE verify_issuance_counter.open < ${caps.perMachine}
-        RETURNING 1
-      ), s AS (
-        INSERT INTO verify_issuance_counter (scope, open) SELECT ${shardScope(shard)}, 1 WHERE EXISTS (SELECT 1 FROM m)
-        ON CONFLICT (scope) DO UPDATE SET open = verify_issuance_counter.open + 1
-        WHERE verify_issuance_counter.open < ${shardCap(caps.total, shard)}
-        RETURNING 1
-      ), ins AS (
-        ${insertChallengeSql(c, shard)} WHERE EXISTS (SELECT 1 FROM s)
-        RETURNING id
-      )
-      SELECT (SELECT count(*) FROM ins)::int AS inserted`;
-    const [row] = await this.db.statement<{ inserted: number }>(statement.text, statement.values);
+    const [row] = await this.db.statement<{ inserted: number }>(FAST_PATH_SQL, [
+      machineScope(c.machineId), caps.perMachine, shardScope(shard), shardCap(caps.total, shard),
+      c.id, c.nonceHash, c.machineId, c.machineDid, c.didController, c.chainId, c.profile, c.protocol, c.verifier,
+      c.issuedAt, c.expiresAt, shard,
+    ]);
     // When the machine row was incremented but the shard was full, the machine counter overcounts by one: safe (it
     // stays an upper bound), and the slow path that follows recounts it.
     return Number(row?.inserted) === 1;
