@@ -3,6 +3,8 @@
  * texts, a bounded number of named texts; and on a real server, Prisma's queries and the raw statement path run as
  * prepared statements of the connection, giving the same answers as before.
  */
+import { createRequire } from "node:module";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../subgraphs/shared/db/index.js";
 import { statementNamer } from "../../subgraphs/shared/db/statement-names.js";
@@ -65,6 +67,54 @@ describe.skipIf(!usesPostgres)("prepared statements on PostgreSQL", () => {
         expect(await db.statement("SELECT 1 / $1::int AS q", [1])).toEqual([{ q: 1 }]);
       }
     } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
+
+  it("later executions, their result set up from what the first built (parsers, empty row), answer as pg's own path", async () => {
+    const database = await createPostgresDatabase();
+    const db = await openDatabase({ dataDir: "", databaseUrl: database.url }, { poolSize: 1 });
+    const plain = new pg.Client({ connectionString: database.url });
+    await plain.connect();
+    // Every kind of column the platform's statements answer: timestamps, numerics, JSON, arrays, bytea, nulls, and a
+    // name given twice (the later column wins in a row object).
+    const text = `SELECT $1::int AS n, $2::text AS t, to_timestamp($1::int) AS at, ($1::int * 1.25)::numeric(10, 2) AS amount,
+        ($1::bigint << 40) AS big, json_build_object('k', $2::text, 'at', to_timestamp(0)) AS doc, jsonb_build_array($1::int, NULL) AS docb,
+        ARRAY[$2::text, NULL] AS texts, decode('00ff', 'hex') AS bytes, NULLIF($1::int, 1) AS maybe, NULL::timestamptz AS never,
+        $1::int % 2 = 0 AS even, 'first' AS dup, 'second' AS dup, '2026-11-27'::date AS day
+      FROM generate_series(1, $1::int + 1)`;
+    // pg's own Result, counted: the pool's executions after the first on its connection set no result up again.
+    const Result = createRequire(import.meta.url)("pg/lib/result.js") as { prototype: { addFields(fields: unknown[]): void } };
+    const addFields = Result.prototype.addFields;
+    let setUps = 0;
+    Result.prototype.addFields = function (this: unknown, fields: unknown[]) {
+      setUps++;
+      return addFields.call(this, fields);
+    };
+    try {
+      for (let i = 0; i < 4; i++) {
+        const values = [i, i % 2 === 0 ? `v${i}` : null];
+        const before = setUps;
+        const rows = await db.statement<Record<string, unknown>>(text, values);
+        expect(setUps - before).toBe(i === 0 ? 1 : 0);
+        // pg's own path: a fresh Describe and a fresh result for every execution.
+        const expected = (await plain.query(text, values)).rows;
+        expect(rows).toEqual(expected);
+        expect(rows).toHaveLength(i + 1);
+        for (const [k, row] of rows.entries()) {
+          expect(Object.keys(row)).toEqual(Object.keys(expected[k]!));
+          expect(row.at).toBeInstanceOf(Date);
+          expect(row.bytes).toBeInstanceOf(Buffer);
+        }
+        // Rows of two executions share no object: a caller's change to one row never reaches another execution's.
+        const again = await db.statement<Record<string, unknown>>(text, values);
+        again[0]!.n = -1;
+        expect((await db.statement<Record<string, unknown>>(text, values))[0]!.n).toBe(i);
+      }
+    } finally {
+      Result.prototype.addFields = addFields;
+      await plain.end();
       await db.close();
       await database.drop();
     }
