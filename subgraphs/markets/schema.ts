@@ -6,6 +6,7 @@ import { MarketsErrors } from "./common/errors.js";
 import type { MarketsDeps } from "./deps.js";
 import { MarketsMachine } from "./machines/machine.type.js";
 import { MACHINE_RESOLVERS } from "./machines/index.js";
+import { MACHINE_AGENT_PLAIN_FIELDS } from "./machines/machine-agent.resolver.js";
 import { AUDIT_RESOLVERS } from "./audit/index.js";
 import { MACHINE_WORK_RESOLVERS, WORK_RESOLVERS } from "./work/index.js";
 import { POLICY_RESOLVERS } from "./policies/index.js";
@@ -25,5 +26,6 @@ export function buildMarketsSchema(deps?: MarketsDeps): Promise<GraphQLSchema> {
     },
     // Labels, names, JSON data and IDs go to the database as given: U+0000 or a lone surrogate is VALIDATION_ERROR.
     refuseUnstorableText: MarketsErrors.validation,
+    plainFields: deps ? MACHINE_AGENT_PLAIN_FIELDS : undefined,
   });
 }

@@ -29,6 +29,23 @@ export interface SubgraphDefinition {
    * surrogate; json/storable-text.ts), in a string anywhere or an object member name, from a variable or a literal.
    */
   refuseUnstorableText?: () => Error;
+  /** Hot fields resolved on graphql-js's coerced arguments as they are ({@link PlainField}); needs `container`. */
+  plainFields?: PlainField[];
+}
+
+/**
+ * A field whose resolver class method is called with graphql-js's coerced arguments as they are (plain objects),
+ * without type-graphql's per-call work around it: the container lookup, the middleware dispatch and the copy of every
+ * input object into an instance of its class (a search of type-graphql's metadata per input field, per call). Only
+ * for methods with no middleware that read their inputs as data (no input class methods, defaults or `instanceof`);
+ * the method stays the field's one definition, `call` only passes the arguments by name.
+ */
+export interface PlainField {
+  type: string;
+  field: string;
+  // eslint-disable-next-line @typescript-eslint/ban-types
+  resolver: Function;
+  call(instance: any, args: Record<string, any>): unknown;
 }
 
 export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<GraphQLSchema> {
@@ -43,6 +60,13 @@ export async function buildFederatedSchema(definition: SubgraphDefinition): Prom
   const resolvers: Record<string, any> = createResolversMap(schema);
   for (const [typeName, reference] of Object.entries(definition.referenceResolvers ?? {})) {
     resolvers[typeName] = { ...(resolvers[typeName] ?? {}), ...reference };
+  }
+  for (const plain of definition.plainFields ?? []) {
+    const resolve = resolvers[plain.type]?.[plain.field];
+    if (typeof resolve !== "function" || !definition.container) throw new Error(`${plain.type}.${plain.field} has no resolver to replace`);
+    // The container hands one instance per class (dependencyContainer), taken once here.
+    const instance = definition.container.get(plain.resolver as never, {} as never);
+    resolvers[plain.type][plain.field] = (_source: unknown, args: Record<string, any>) => plain.call(instance, args);
   }
   // Cast: type-graphql's ResolversMap is not assignable to Apollo's GraphQLResolverMap (https://github.com/MichalLytek/type-graphql/issues/1768).
   const subgraph = buildSubgraphSchema({ typeDefs, resolvers: resolvers as any });

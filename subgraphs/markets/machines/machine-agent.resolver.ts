@@ -1,5 +1,6 @@
 import { Arg, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { MarketsDeps } from "../deps.js";
+import type { PlainField } from "../../shared/federation.js";
 import { EnrollMachineAgentInput, HeartbeatInput, HeartbeatResult, MachineAgent, MachineAgentEnrollment, MachineAgentPage } from "./machine-agent.type.js";
 import { MACHINE_SESSION_ARG } from "./identity/machine-session.type.js";
 
@@ -40,3 +41,16 @@ export class MachineAgentResolver {
     return this.deps.machineAgents.heartbeat(agentToken, input);
   }
 }
+
+/**
+ * The heartbeat, the markets API's hottest write, is resolved on its coerced arguments as they are (federation.ts
+ * PlainField): the service reads the input as data.
+ */
+export const MACHINE_AGENT_PLAIN_FIELDS: PlainField[] = [
+  {
+    type: "Mutation",
+    field: "machineAgentHeartbeat",
+    resolver: MachineAgentResolver,
+    call: (resolver: MachineAgentResolver, args) => resolver.machineAgentHeartbeat(args.agentToken, args.input),
+  },
+];
