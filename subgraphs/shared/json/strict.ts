@@ -49,9 +49,72 @@ export function parseCanonicalJson(input: Uint8Array | string): unknown {
  */
 export function parseJsonStrict(text: string): unknown {
   if (text.charCodeAt(0) === 0xfeff) throw new InvalidJsonError("byte order mark");
+  const value = engineParse(text);
+  if (value !== UNDECIDED) return value;
   const parser = new StrictJsonParser(text);
-  const value = parser.parseDocument();
-  return value;
+  return parser.parseDocument();
+}
+
+/** The recursive-descent parser alone, without the engine's fast path (test/rest-shim/strict-json.test.ts compares the two). */
+export function parseJsonByStrictParser(text: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) throw new InvalidJsonError("byte order mark");
+  return new StrictJsonParser(text).parseDocument();
+}
+
+const UNDECIDED = Symbol("undecided");
+
+/**
+ * The engine's `JSON.parse` where its answer is provably the strict parser's, else UNDECIDED (the strict parser then
+ * decides, and gives its reason). `JSON.parse` takes exactly RFC 8259's grammar (the same numbers, the same
+ * whitespace) and answers the same values; what it does not refuse is checked around it:
+ *
+ * - duplicate member names: every `:` outside a string starts one member, so the text's count of them equals the
+ *   parsed objects' count of own keys unless two members of one object share a name (after unescaping, which
+ *   `JSON.parse` did: `"a"` and `"\u0061"` collide there too);
+ * - nesting: the brackets outside strings are counted the same way, against the same 32 levels;
+ * - unstorable text: without a `\u` escape in the text, every escape unescapes to printable ASCII, so the strings
+ *   and member names hold U+0000 or a lone surrogate exactly when the text does; a text with a `\u` escape goes
+ *   to the strict parser.
+ */
+function engineParse(text: string): unknown {
+  let members = 0;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) {
+      for (i++; i < text.length; i++) {
+        const inner = text.charCodeAt(i);
+        if (inner === 0x22) break;
+        if (inner === 0x5c) {
+          if (text.charCodeAt(i + 1) === 0x75) return UNDECIDED; // \u
+          i++;
+        }
+      }
+    } else if (code === 0x3a) members++;
+    else if (code === 0x7b || code === 0x5b) {
+      if (++depth > MAX_DEPTH) return UNDECIDED;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  if (!isStorableText(text)) return UNDECIDED;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return UNDECIDED;
+  }
+  return ownKeys(value) === members ? value : UNDECIDED;
+}
+
+/** The own keys of every object in a parsed value (at most 32 levels deep: checked before parsing). */
+function ownKeys(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const entry of value) count += ownKeys(entry);
+    return count;
+  }
+  for (const key in value) count += 1 + ownKeys((value as Record<string, unknown>)[key]);
+  return count;
 }
 
 function decodeUtf8(bytes: Uint8Array): string {
