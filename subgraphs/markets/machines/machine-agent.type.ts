@@ -12,7 +12,9 @@ registerEnumType(MachineAgentStatus, {
   description: "ENROLLED until the first heartbeat, ACTIVE after one, REVOKED after revocation (final).",
 });
 
-@ObjectType({ description: "A machine-side runtime agent that reports endpoints with a lease." })
+// Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
+// about 25 of them).
+@ObjectType({ description: "A machine-side runtime agent that reports endpoints with a lease.", simpleResolvers: true })
 export class MachineAgent {
   @Field(() => String, { description: "`magt_…`." })
   id!: string;
@@ -84,7 +86,9 @@ export class HeartbeatInput {
   endpoints!: HeartbeatEndpointInput[];
 }
 
-@ObjectType({ description: "A heartbeat's result: the agent (now ACTIVE) and the endpoints it renewed." })
+// Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
+// about 25 of them).
+@ObjectType({ description: "A heartbeat's result: the agent (now ACTIVE) and the endpoints it renewed.", simpleResolvers: true })
 export class HeartbeatResult {
   @Field(() => MachineAgent)
   agent!: MachineAgent;

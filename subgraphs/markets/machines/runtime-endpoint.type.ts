@@ -32,7 +32,9 @@ registerEnumType(RuntimeEndpointStatus, {
   description: "An agent-reported endpoint whose lease lapsed is served as UNREACHABLE until a heartbeat renews it.",
 });
 
-@ObjectType({ description: "A machine's runtime endpoint for one provider; the auth token is never echoed." })
+// Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
+// about 25 of them).
+@ObjectType({ description: "A machine's runtime endpoint for one provider; the auth token is never echoed.", simpleResolvers: true })
 export class RuntimeEndpoint {
   @Field(() => String, { description: "Market machine ID." })
   machineId!: string;
