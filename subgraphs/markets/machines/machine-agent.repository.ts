@@ -161,7 +161,20 @@ export class MachineAgentRepository {
     params.push(keys, identityHolds, actor, JSON.stringify(keys), facts?.onChainMachineId ?? null, facts?.signerAddress ?? null);
     const [row] = await sql<Row>(heartbeatText(reports.length), params);
     if (!row) return { agent: null, written: [] };
-    const { asyncCommit: _, written, ...agent } = row;
-    return { agent, written: written.map((w) => ({ providerKey: w.providerKey, createdAt: new Date(w.createdAt) })) };
+    // Named member by member: an object rest (`...agent`) copies through a slow generic path in V8.
+    const agent: HeartbeatAgent = {
+      id: row.id,
+      machineId: row.machineId,
+      label: row.label,
+      status: row.status,
+      allowedProviderKeys: row.allowedProviderKeys,
+      revokedAt: row.revokedAt,
+      createdAt: row.createdAt,
+      machineStatus: row.machineStatus,
+      machineVerified: row.machineVerified,
+      onChainMachineId: row.onChainMachineId,
+      signerAddress: row.signerAddress,
+    };
+    return { agent, written: row.written.map((w) => ({ providerKey: w.providerKey, createdAt: new Date(w.createdAt) })) };
   }
 }

@@ -55,6 +55,8 @@ export function providerKeyOf(raw: string): string {
 
 /** `scheme://host[:port]` of an http(s) URL without credentials, or VALIDATION_ERROR. */
 export function normaliseBaseUrl(raw: string): string {
+  const known = origins.get(raw);
+  if (known !== undefined) return known;
   if (raw.length === 0 || raw.length > MAX_URL_LENGTH) throw MarketsErrors.validation();
   let url: URL;
   try {
@@ -65,8 +67,17 @@ export function normaliseBaseUrl(raw: string): string {
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "" || url.hostname === "") {
     throw MarketsErrors.validation();
   }
+  if (origins.size >= MAX_KNOWN_ORIGINS) origins.delete(origins.keys().next().value!);
+  origins.set(raw, url.origin);
   return url.origin;
 }
+
+/**
+ * The origin of each accepted URL text, as parsed (a pure function of the text): an agent reports the same URL with
+ * every heartbeat, so it is parsed once. Bounded; the oldest entry goes first. Refused texts are not kept.
+ */
+const origins = new Map<string, string>();
+const MAX_KNOWN_ORIGINS = 10_000;
 
 const optionalText = (value: string | null | undefined, max: number): string | null => {
   if (value == null) return null;
