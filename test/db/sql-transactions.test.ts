@@ -52,6 +52,45 @@ describe.each(databaseTargets())("SQL transactions on %s", (target) => {
     expect(await count("test.rollback")).toBe(1);
   });
 
+  it("the first statement runs inside the transaction: two statements see one transaction ID, committed together", async () => {
+    const ids = await testDb.db.transaction(async (sql) => {
+      const [first] = await sql<{ xid: string }>("SELECT pg_current_xact_id()::text AS xid", []);
+      await sql(INSERT_EVENT, ["test.first", new Date(), "{}"]);
+      const [second] = await sql<{ xid: string }>("SELECT pg_current_xact_id()::text AS xid", []);
+      return [first!.xid, second!.xid];
+    });
+    expect(ids[1]).toBe(ids[0]);
+    expect(await count("test.first")).toBe(1);
+  });
+
+  it("a first statement the database refuses (its text, or its run) fails alone, writes nothing, and leaves the statement and the pool usable", async () => {
+    const bad = "SELECT no_such_column FROM market_audit_event WHERE id > $1::bigint";
+    const failing = () => testDb.db.transaction((sql) => sql(bad, [0])).then(() => undefined, (error: unknown) => error as Error);
+    // Twice: the second use of the refused text must be refused for the same reason (parsed again), not as an
+    // unknown prepared statement.
+    for (const error of [await failing(), await failing()]) {
+      expect(error).toBeInstanceOf(Error);
+      expect(error!.message).toMatch(/no_such_column/);
+      expect(isStoreFailure(error)).toBe(false);
+    }
+    const divide = await testDb.db
+      .transaction(async (sql) => {
+        await sql("SELECT 1 / $1::int AS x", [0]);
+        await sql(INSERT_EVENT, ["test.first-fails", new Date(), "{}"]);
+      })
+      .then(() => undefined, (error: unknown) => error as Error);
+    expect(divide?.message).toMatch(/division by zero/);
+    expect(await count("test.first-fails")).toBe(0);
+    // Every pooled connection still serves transactions, the same statement included.
+    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => testDb.db.transaction(async (sql) => {
+      const [row] = await sql<{ x: number }>("SELECT 1 / $1::int AS x", [1]);
+      await sql(INSERT_EVENT, ["test.first-fails", new Date(), JSON.stringify({ i })]);
+      return row!.x;
+    })));
+    expect(answers).toEqual([1, 1, 1, 1]);
+    expect(await count("test.first-fails")).toBe(4);
+  });
+
   it("reports a unique violation as isUniqueViolation, naming its index, and writes nothing", async () => {
     const failed = await testDb.db
       .transaction(async (sql) => {

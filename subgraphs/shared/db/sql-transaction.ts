@@ -3,7 +3,8 @@
  * their few fixed statements in one, instead of Prisma's model queries (each of which costs several hundred
  * microseconds of Prisma's pipeline before the driver sees it).
  *
- * On PostgreSQL the transaction is one pooled connection between BEGIN and COMMIT, its statements named (prepared)
+ * On PostgreSQL the transaction is one pooled connection between BEGIN and COMMIT (BEGIN sent with the first
+ * statement, in its round trip), its statements named (prepared)
  * like the rest of the platform's (statement-names.ts) and run as the pool's statements are (sql-session.ts
  * `NamedQuery`: no per-call copy of the query config, no Describe after a statement's first execution on a connection). It keeps the rules Prisma's interactive transactions keep:
  * waiting for a connection is bounded by the pool's connect timeout, and a transaction still running after
@@ -57,18 +58,22 @@ export function poolTransaction(pool: pg.Pool, name: StatementNamer, timeoutMs: 
       expired = new TransactionExpired(timeoutMs);
       release(expired);
     }, timeoutMs);
+    // BEGIN goes out with the transaction's first statement, in the same round trip (clientStatement); a transaction
+    // that sends no statement sends neither BEGIN nor COMMIT.
+    let begun = false;
     const sql: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
       if (expired) throw new StoreUnavailableError(expired);
-      return clientStatement<Row>(client, name(text), text, values);
+      const first = !begun;
+      begun = true;
+      return clientStatement<Row>(client, name(text), text, values, first);
     };
     try {
-      await sql("BEGIN", []);
       const result = await work(sql);
-      await sql("COMMIT", []);
+      if (begun) await sql("COMMIT", []);
       outcome = "commit";
       return result;
     } catch (error) {
-      if (!expired && !released) {
+      if (begun && !expired && !released) {
         // A connection that cannot even roll back is broken: it is closed instead of going back to the pool.
         await client.query("ROLLBACK").catch((rollback: Error) => release(rollback));
       }
