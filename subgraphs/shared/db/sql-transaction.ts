@@ -4,10 +4,10 @@
  * microseconds of Prisma's pipeline before the driver sees it).
  *
  * On PostgreSQL the transaction is one pooled connection between BEGIN and COMMIT (BEGIN sent with the first
- * statement, in its round trip), its statements named (prepared)
- * like the rest of the platform's (statement-names.ts) and run as the pool's statements are (sql-session.ts
- * `NamedQuery`: no per-call copy of the query config, no Describe after a statement's first execution on a connection). It keeps the rules Prisma's interactive transactions keep:
- * waiting for a connection is bounded by the pool's connect timeout, and a transaction still running after
+ * statement, in its round trip), its statements named (prepared) like the rest of the platform's (statement-names.ts)
+ * and run as the pool's statements are (sql-session.ts `NamedQuery`: no per-call copy of the query config, no
+ * Describe after a statement's first execution on a connection). It keeps the rules Prisma's interactive transactions
+ * keep: waiting for a connection is bounded by the pool's connect timeout, and a transaction still running after
  * `timeoutMs` (DB_TRANSACTION_TIMEOUT_MS) is ended: its connection is closed, so the server rolls it back and any
  * statement it is waiting on fails, and it answers as a store outage (the client retries), having written nothing.
  * Every transaction is observed in `db_transaction_duration_seconds` with its outcome.
