@@ -2,7 +2,8 @@
  * Issues single-use chip challenges: the server resolves DID, effective controller and chain ID from the chain,
  * generates the nonce and the expiry, and stores only the nonce's SHA-256.
  */
-import { hash, randomBytes } from "node:crypto";
+import { hash } from "node:crypto";
+import { pooledRandomBytes } from "../shared/crypto/random-pool.js";
 import type { ChainReads } from "../shared/chain/types.js";
 import type { PlatformConfig } from "../shared/config.js";
 import { parseMachineId } from "../shared/machine-id.js";
@@ -15,19 +16,9 @@ import { inStore } from "./store.js";
 
 export const nonceHashOf = (nonceHex: string) => hash("sha256", Buffer.from(nonceHex.slice(2), "hex"), "hex");
 
-/** Nonce bytes drawn from the CSPRNG 4 KiB at a time (as crypto.randomUUID does): one call per 128 nonces. */
-const NONCE_POOL_BYTES = 4096;
-let noncePool = Buffer.alloc(0);
-let nonceAt = 0;
-
 /** 32 fresh random bytes as `0x` lowercase hex, with their SHA-256 (what the store keeps). */
 function newNonce(): { nonce: string; nonceHash: string } {
-  if (nonceAt + 32 > noncePool.length) {
-    noncePool = randomBytes(NONCE_POOL_BYTES);
-    nonceAt = 0;
-  }
-  const bytes = noncePool.subarray(nonceAt, nonceAt + 32);
-  nonceAt += 32;
+  const bytes = pooledRandomBytes(32);
   return { nonce: `0x${bytes.toString("hex")}`, nonceHash: hash("sha256", bytes, "hex") };
 }
 

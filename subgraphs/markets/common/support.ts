@@ -3,7 +3,7 @@
  * the seams to the machine guard and the audit log (global rule 1; every state change writes its audit event in
  * the same transaction as the change).
  */
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "../../shared/crypto/random-pool.js";
 import type { Clock } from "../../shared/clock.js";
 import { recordAuditEvent, type AuditEventInput, type MarketsTx } from "./audit.repository.js";
 import { MarketsErrors } from "./errors.js";
@@ -15,21 +15,11 @@ export type Tx = MarketsTx;
 export const invalid = MarketsErrors.validation;
 export const notFound = MarketsErrors.notFound;
 
-/** Random bytes drawn from the CSPRNG a few KiB at a time (as crypto.randomUUID does): one call per 256 IDs. */
-const RANDOM_POOL_BYTES = 4096;
-let randomPool = Buffer.alloc(0);
-let randomAt = 0;
-
 /** `node_3f9k...`: a prefix naming the resource and 16 random bytes in lowercase base32. */
 export function newId(prefix: string): string {
   const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
-  if (randomAt + 16 > randomPool.length) {
-    randomPool = randomBytes(RANDOM_POOL_BYTES);
-    randomAt = 0;
-  }
   let out = "";
-  for (let i = randomAt; i < randomAt + 16; i++) out += alphabet[randomPool[i]! & 31];
-  randomAt += 16;
+  for (const byte of pooledRandomBytes(16)) out += alphabet[byte & 31];
   return `${prefix}_${out}`;
 }
 
