@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { randomInt } from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,12 +13,48 @@ import { fileURLToPath } from "node:url";
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/**
+ * A port for a child process to listen on. The port is probed free and then released before the child binds it, so
+ * something else could take it in between. An ephemeral port (`listen(0)`) is the worst choice for that: the kernel
+ * hands the same range out as the source port of every outgoing connection and to every other `listen(0)` on the
+ * machine (parallel test files' databases, chains and servers), so a child could fail with `EADDRINUSE`. Ports are
+ * drawn at random from below the kernel's ephemeral range instead, where only an explicit bind can land, and never
+ * twice in one process.
+ */
+export function freePort(): Promise<number> {
+  return freePortIn(...PORT_RANGE);
+}
+
+/** A port in [low, high) that binds now and that this process has not handed out before. */
+export async function freePortIn(low: number, high: number): Promise<number> {
+  for (let attempt = 0; attempt < 500; attempt += 1) {
+    const port = low + randomInt(high - low);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`freePort: no free port found in ${low}-${high - 1}`);
+}
+
+/** [low, high): below the kernel's ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range, 32768 by default). */
+export const PORT_RANGE: readonly [number, number] = (() => {
+  let ephemeralLow = 32_768;
+  try {
+    ephemeralLow = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+  } catch {
+    // Not Linux: the default range's start.
+  }
+  return ephemeralLow > 12_000 ? [10_000, ephemeralLow] : [49_152, 65_536];
+})();
+
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
 }
 
 /**
