@@ -17,6 +17,7 @@ import type { SubgraphContext } from "../subgraphs/shared/context.js";
 import type { ForwardedRequest, GraphQLExecutor, OperationResult, ShimOperation } from "../rest-shim/executor.js";
 import type { RunningGateway } from "./gateway.js";
 import { DirectPlanner, gatewayError, type DirectRoute } from "./direct-subgraph.js";
+import { compileExecution, type CompiledExecution } from "./compiled-execution.js";
 
 interface PreparedOperation {
   document: DocumentNode;
@@ -26,11 +27,15 @@ interface PreparedOperation {
   direct?: DirectRoute;
   /** Why the operation goes through the gateway (diagnostics and tests). */
   gatewayReason?: string;
+  /** A direct operation's compiled execution (compiled-execution.ts), or why graphql-js executes it. */
+  compiled?: CompiledExecution | string;
 }
 
 export interface LocalExecutorOptions {
   /** Run single-subgraph operations directly on their subgraph (default). Off: everything through the gateway. */
   direct?: boolean;
+  /** Run direct operations of the compiled shape with their compiled execution (default). Off: graphql-js's. */
+  compiled?: boolean;
 }
 
 export interface LocalExecutor extends GraphQLExecutor {
@@ -39,6 +44,8 @@ export interface LocalExecutor extends GraphQLExecutor {
    * first (an operation that cannot be prepared is left out; its first use throws).
    */
   paths(operations?: Iterable<ShimOperation>): Map<string, string>;
+  /** How each prepared direct operation executes: `compiled`, or `graphql-js: <why>`. */
+  executions(): Map<string, string>;
 }
 
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -65,7 +72,10 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
     entry = { document, operation, queryHash: createHash("sha256").update(op.document).digest("hex") };
     const decision = options.direct === false ? "direct path off" : plannerOf().decide(document, operation, op.document);
     if (typeof decision === "string") entry.gatewayReason = decision;
-    else entry.direct = decision;
+    else {
+      entry.direct = decision;
+      entry.compiled = options.compiled === false ? "compiled execution off" : compileExecution(decision.source.subgraphSchema, document, operation);
+    }
     prepared.set(op, entry);
     return entry;
   }
@@ -77,7 +87,8 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
       if (errors) return { errors };
     }
     // The gateway's fetch leaves out variables whose value is undefined (the subgraph then sees them absent).
-    const executed = await direct.source.execute(entry.document, definedOnly(variables), undefined, context);
+    const defined = definedOnly(variables);
+    const executed = await (typeof entry.compiled === "function" ? entry.compiled(defined, context) : direct.source.execute(entry.document, defined, undefined, context));
     if (executed.data === undefined && direct.coercionCovers) {
       // Refused before execution (graphql-js gives no data then): when the gateway's check refuses the variables too,
       // its errors are the answer, as they would have been before the fetch.
@@ -101,6 +112,13 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
       const paths = new Map<string, string>();
       for (const [op, entry] of prepared) paths.set(op.name, entry.direct ? entry.direct.serviceName : `gateway: ${entry.gatewayReason}`);
       return paths;
+    },
+    executions() {
+      const executions = new Map<string, string>();
+      for (const [op, entry] of prepared) {
+        if (entry.compiled !== undefined) executions.set(op.name, typeof entry.compiled === "function" ? "compiled" : `graphql-js: ${entry.compiled}`);
+      }
+      return executions;
     },
     async execute(op: ShimOperation, variables: Record<string, unknown>, request: ForwardedRequest) {
       const entry = prepare(op);

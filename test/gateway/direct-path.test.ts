@@ -1,6 +1,6 @@
 /**
- * The shim's direct path (gateway/local-executor.ts, gateway/direct-subgraph.ts): an operation whose query plan is
- * one fetch to one in-process subgraph runs on that subgraph directly. Every route of the route table whose
+ * The shim's direct path (gateway/local-executor.ts, gateway/direct-subgraph.ts, gateway/compiled-execution.ts): an
+ * operation whose query plan is one fetch to one in-process subgraph runs on that subgraph directly. Every route of the route table whose
  * operation goes direct is asked the same requests through the platform's shim and through a second set of shim
  * listeners over the same gateway with the direct path off; status, the headers clients read and the body bytes
  * must be the same, and the executors' results (data, errors with their extensions) alike.
@@ -74,6 +74,14 @@ describe("which operations go direct", () => {
     expect([...paths.values()].filter((path) => path.startsWith("gateway")).length).toBeGreaterThan(0);
     expect([...viaGateway.paths(Object.values(OPERATIONS)).values()].every((path) => path.startsWith("gateway"))).toBe(true);
     expect(ROUTES.filter(isDirect).length).toBeGreaterThan(100);
+    // The compiled execution (gateway/compiled-execution.ts) runs the direct operations of its shape, so every
+    // comparison below covers it where it applies; the rest run on graphql-js.
+    const executions = direct.executions();
+    expect(executions.get("MarketMachines")).toBe("compiled");
+    expect(executions.get("MachineAgentHeartbeat")).toBe("compiled");
+    expect(executions.get("MarketMachine")).toBe("compiled");
+    expect([...executions.values()].filter((how) => how.startsWith("graphql-js: ")).length).toBeGreaterThan(0);
+    expect([...viaGateway.executions().values()]).toEqual([]);
   });
 });
 

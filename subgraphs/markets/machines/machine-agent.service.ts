@@ -5,7 +5,7 @@
  * its audit event (machine-agent.repository). Revoked agents get AGENT_PAIRING_INACTIVE; provider keys outside
  * allowedProviderKeys get AGENT_POLICY_DENIED; a refused heartbeat changes nothing.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { hash as oneShotHash, randomBytes } from "node:crypto";
 import type { Clock } from "../../shared/clock.js";
 import type { MarketMachineAgent as AgentRow } from "../../shared/db/generated/client.js";
 import { recordAuditEvent, type AuditActor } from "../common/audit.repository.js";
@@ -32,7 +32,8 @@ const AGENT_ID = /^magt_[0-9a-f]{24}$/;
 const AGENT_TOKEN = /^mat_[A-Za-z0-9_-]{43}$/;
 const MAX_ALLOWED_KEYS = 32;
 
-const tokenHash = (token: string) => new Uint8Array(createHash("sha256").update(token, "utf8").digest());
+/** The token's SHA-256 (one-shot `crypto.hash`: no Hash object per heartbeat). */
+const tokenHash = (token: string) => new Uint8Array(oneShotHash("sha256", token, "buffer"));
 
 export interface HeartbeatLimits {
   maxLeaseSeconds: number;
