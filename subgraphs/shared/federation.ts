@@ -7,7 +7,7 @@
 import { buildSubgraphSchema } from "@apollo/subgraph";
 import { printSchemaWithDirectives } from "@graphql-tools/utils";
 import { defaultFieldResolver, isObjectType, parse, type GraphQLSchema } from "graphql";
-import { buildSchema, createResolversMap, type ContainerType, type NonEmptyArray } from "type-graphql";
+import { buildSchema, createResolversMap, getMetadataStorage, type ContainerType, type NonEmptyArray } from "type-graphql";
 import { holdsUnstorableText } from "./json/storable-text.js";
 
 const FEDERATION_LINK =
@@ -48,7 +48,19 @@ export interface PlainField {
   call(instance: any, args: Record<string, any>): unknown;
 }
 
+/**
+ * The subgraphs' object types are data (their services answer plain objects; no type class has methods), so every
+ * field without a field resolver is read by graphql-js's default resolver (type-graphql's `simpleResolvers`) instead
+ * of a type-graphql resolver per field, which reads the same property through its middleware dispatch. The shim's
+ * compiled execution (gateway/compiled-execution.ts) needs exactly that: a field with a resolver of its own keeps its
+ * operation on graphql-js. A type or field can still ask for type-graphql's resolver (`simpleResolvers: false`).
+ */
+function dataFieldsReadByDefault(): void {
+  for (const objectType of getMetadataStorage().objectTypes) objectType.simpleResolvers ??= true;
+}
+
 export async function buildFederatedSchema(definition: SubgraphDefinition): Promise<GraphQLSchema> {
+  dataFieldsReadByDefault();
   const schema = await buildSchema({
     resolvers: definition.resolvers,
     orphanedTypes: definition.orphanedTypes,

@@ -14,7 +14,7 @@ registerEnumType(MachineAgentStatus, {
 
 // Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
 // about 25 of them).
-@ObjectType({ description: "A machine-side runtime agent that reports endpoints with a lease.", simpleResolvers: true })
+@ObjectType({ description: "A machine-side runtime agent that reports endpoints with a lease." })
 export class MachineAgent {
   @Field(() => String, { description: "`magt_…`." })
   id!: string;
@@ -88,7 +88,7 @@ export class HeartbeatInput {
 
 // Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
 // about 25 of them).
-@ObjectType({ description: "A heartbeat's result: the agent (now ACTIVE) and the endpoints it renewed.", simpleResolvers: true })
+@ObjectType({ description: "A heartbeat's result: the agent (now ACTIVE) and the endpoints it renewed." })
 export class HeartbeatResult {
   @Field(() => MachineAgent)
   agent!: MachineAgent;

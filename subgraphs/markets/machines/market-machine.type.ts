@@ -16,7 +16,7 @@ registerEnumType(MarketMachineStatus, {
 
 // Plain data fields (the machine list answers about 27 per machine), read by graphql-js's default resolver; the
 // record's nested pages keep their field resolvers.
-@ObjectType({ description: "The identity proof stored with a machine record (public notes 2.2).", simpleResolvers: true })
+@ObjectType({ description: "The identity proof stored with a machine record (public notes 2.2)." })
 export class MachineIdentityProof {
   @Field(() => String, { description: "`eip191`." })
   method!: string;
@@ -43,7 +43,7 @@ export class MachineIdentityProof {
   resolutionSource!: string;
 }
 
-@ObjectType({ description: "A machine record of the machine-markets API (GET /api/v1/machines/{machineId}).", simpleResolvers: true })
+@ObjectType({ description: "A machine record of the machine-markets API (GET /api/v1/machines/{machineId})." })
 export class MarketMachine {
   @Field(() => String, { description: "Market machine ID (`mach_…`), a server string distinct from the on-chain ID." })
   id!: string;
@@ -97,7 +97,7 @@ export class MarketMachine {
   updatedAt!: string;
 }
 
-@ObjectType({ description: "A page of machine records; nextCursor is null on the last page.", simpleResolvers: true })
+@ObjectType({ description: "A page of machine records; nextCursor is null on the last page." })
 export class MarketMachinePage {
   @Field(() => [MarketMachine])
   items!: MarketMachine[];

@@ -34,7 +34,7 @@ registerEnumType(RuntimeEndpointStatus, {
 
 // Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
 // about 25 of them).
-@ObjectType({ description: "A machine's runtime endpoint for one provider; the auth token is never echoed.", simpleResolvers: true })
+@ObjectType({ description: "A machine's runtime endpoint for one provider; the auth token is never echoed." })
 export class RuntimeEndpoint {
   @Field(() => String, { description: "Market machine ID." })
   machineId!: string;
