@@ -7,7 +7,38 @@
 import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
 import { GraphQLDateTime } from "graphql-scalars";
 
+/**
+ * `toISOString()`'s own form (`YYYY-MM-DDTHH:mm:ss.sssZ`), the one the services write, checked field by field: a
+ * month 01-12, a day within its month (Gregorian leap years), hours 00-23, minutes and seconds 00-59. Such a string is
+ * taken without graphql-scalars' slower checks; any other string (other offsets or precisions, a leap second) goes to
+ * them. test/gateway/date-time-scalar.test.ts compares the two over random strings of this form.
+ */
+/** The character each position holds: a digit (0) or the separator's code. */
+const FORM = Array.from("0000-00-00T00:00:00.000Z", (char) => (char === "0" ? 0 : char.charCodeAt(0)));
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isoInstant(value: string): boolean {
+  if (value.length !== 24) return false;
+  for (let at = 0; at < 24; at++) {
+    const code = value.charCodeAt(at);
+    const expected = FORM[at]!;
+    if (expected === 0 ? code < 48 || code > 57 : code !== expected) return false;
+  }
+  const year = (value.charCodeAt(0) - 48) * 1000 + (value.charCodeAt(1) - 48) * 100 + twoDigits(value, 2);
+  const month = twoDigits(value, 5);
+  const day = twoDigits(value, 8);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month]!)) return false;
+  return twoDigits(value, 11) <= 23 && twoDigits(value, 14) <= 59 && twoDigits(value, 17) <= 59;
+}
+
+function twoDigits(value: string, at: number): number {
+  return (value.charCodeAt(at) - 48) * 10 + value.charCodeAt(at + 1) - 48;
+}
+
 function checked(value: unknown): string {
+  if (typeof value === "string" && isoInstant(value)) return value;
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new TypeError("DateTime cannot represent an invalid Date");
     return value.toISOString();
