@@ -20,6 +20,7 @@ export const FAST_TEST_FILES = [
   "test/edges/graphql-client-ip.test.ts",
   "test/edges/listeners.test.ts",
   "test/gateway/compiled-execution.test.ts",
+  "test/gateway/compiled-variables.test.ts",
   "test/gateway/document-cache.test.ts",
   "test/gateway/request-observation.test.ts",
   "test/gateway/supergraph.test.ts",

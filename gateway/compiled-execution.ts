@@ -13,8 +13,9 @@
  * - below it only object, list, scalar and enum types (no abstract types), each field resolved by graphql-js's default
  *   resolver (type-graphql's `simpleResolvers` types), no object type with `isTypeOf`, no response key twice.
  *
- * The variables are coerced by graphql-js's own `getVariableValues` and the root field's arguments by its own
- * `getArgumentValues`; scalars and enums serialise with their own `serialize`. Everything this code does not
+ * The variables and the root field's arguments are coerced as graphql-js's `getVariableValues` and
+ * `getArgumentValues` coerce them (compiled-variables.ts; where that does not take the values, by those functions
+ * themselves); scalars and enums serialise with their own `serialize`. Everything this code does not
  * reproduce is handed to graphql-js: variables it refuses, and any answer whose completion would not be a plain
  * success (the root resolver throws; a value is an `Error`, a promise, a function, a non-array list or a null where
  * the type forbids it; a scalar refuses its value). Then graphql-js's `execute` runs the operation again with the root
@@ -22,6 +23,7 @@
  * every error message, path, location and null it gives is graphql-js's own. The answer's objects are plain objects
  * with the fields in the selection's order, where graphql-js makes null-prototype objects: their JSON is the same.
  */
+import { compileInputs, type CoerceInputs } from "./compiled-variables.js";
 import {
   Kind,
   defaultFieldResolver,
@@ -82,15 +84,23 @@ export function compileExecution(schema: GraphQLSchema, document: DocumentNode, 
   const fallback = (variables: Record<string, unknown>, context: object) =>
     Promise.resolve(execute({ schema, document, variableValues: variables, contextValue: context }));
 
-  return async (variables, context) => {
+  const compiledInputs = compileInputs(schema, operation, field, root);
+  /** graphql-js's own coercion of the variables and the root field's arguments; undefined where it refuses them. */
+  const coerceInputs: CoerceInputs = (variables) => {
     const coerced = getVariableValues(schema, definitions, variables, { maxErrors: 50 });
-    if (coerced.errors) return fallback(variables, context);
-    let args: Record<string, unknown>;
+    if (coerced.errors) return undefined;
     try {
-      args = getArgumentValues(field, root, coerced.coerced);
+      return { variableValues: coerced.coerced, args: getArgumentValues(field, root, coerced.coerced) };
     } catch {
-      return fallback(variables, context);
+      return undefined;
     }
+  };
+
+  return async (variables, context) => {
+    // The compiled coercion answers the values it takes; graphql-js's decides the rest (compiled-variables.ts).
+    const inputs = (typeof compiledInputs === "function" ? compiledInputs(variables) : undefined) ?? coerceInputs(variables);
+    if (!inputs) return fallback(variables, context);
+    const { variableValues, args } = inputs;
     const info: GraphQLResolveInfo = {
       fieldName: field.name,
       fieldNodes: [root],
@@ -101,7 +111,7 @@ export function compileExecution(schema: GraphQLSchema, document: DocumentNode, 
       fragments,
       rootValue: undefined,
       operation,
-      variableValues: coerced.coerced,
+      variableValues,
     };
     let value: unknown;
     try {

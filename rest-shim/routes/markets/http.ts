@@ -256,6 +256,9 @@ export function bodyObject(raw: Buffer, emptyIsObject = false): Record<string, u
 }
 
 export type FieldKind = "string" | "boolean" | "integer" | "number" | "string[]" | "object" | "object[]";
+const FIELD_KINDS: readonly FieldKind[] = ["string", "boolean", "integer", "number", "string[]", "object", "object[]"];
+/** Each optional spec (`kind?`) and its kind. */
+const REQUIRED_KIND: Readonly<Record<string, FieldKind>> = Object.fromEntries(FIELD_KINDS.map((kind) => [`${kind}?`, kind]));
 
 function hasKind(value: unknown, kind: FieldKind): boolean {
   switch (kind) {
@@ -282,9 +285,11 @@ function hasKind(value: unknown, kind: FieldKind): boolean {
  */
 export function pick(source: Record<string, unknown>, shape: Record<string, `${FieldKind}` | `${FieldKind}?`>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(shape)) {
-    const optional = spec.endsWith("?");
-    const kind = (optional ? spec.slice(0, -1) : spec) as FieldKind;
+  // A loop over the shape's own keys without copying its entries or slicing its specs (a heartbeat picks a few dozen).
+  for (const name in shape) {
+    const spec = shape[name]!;
+    const kind = REQUIRED_KIND[spec] ?? (spec as FieldKind);
+    const optional = kind !== spec;
     const value = source[name];
     if (value === undefined || value === null) {
       if (!optional) throw invalid();
