@@ -18,6 +18,7 @@ import { timeTransactions } from "./transaction-metrics.js";
 import { statementNamer } from "./statement-names.js";
 import { pgClientSession, pgliteSession, poolStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
 import { poolTransaction, prismaTransaction, type SqlTransaction } from "./sql-transaction.js";
+import { POOL_TYPES } from "./timestamp-parser.js";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -150,6 +151,9 @@ async function openPostgres(
     connectionTimeoutMillis: connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
+    // pg's parsers, timestamptz read by a faster parser of the same result (timestamp-parser.ts). Prisma's adapter
+    // gives its queries parsers of its own.
+    types: POOL_TYPES,
   });
   // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would kill the process.
   // The pool discards the connection and the next query that needs one reports the failure.

@@ -130,7 +130,7 @@ interface PgQueryInternals {
  * - the result's set-up from the columns: pg looks up a type parser per column and builds an empty row on every
  *   execution (`Result.addFields`); what the first execution on a connection built is kept with its columns and
  *   given to later executions' results. The statement is run without custom `types`, so every parser comes from its
- *   client's table (pg's global parsers, no override per client: the platform sets none).
+ *   client's table (the pool's, the same for every connection: timestamp-parser.ts).
  *
  * The pool runs it as it runs a config object (errors, release). About 2 and 1 us of the 16 to 18 us pg spent per
  * statement in process, and PostgreSQL's Describe.
