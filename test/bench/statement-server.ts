@@ -1,7 +1,7 @@
 /**
  * A floor for a database-backed route: a bare node:http handler that runs one SQL statement per request on a `pg`
  * pool exactly as the platform runs its statements (`poolStatement`: a named prepared statement, no Describe after its
- * first execution on a connection; a pool of the platform's default size), then answers the same bytes as the route
+ * first execution on a connection; a pool of the platform's default size and its type parsers), then answers the same bytes as the route
  * with the same headers. What it costs is what any Node server answering that route from
  * PostgreSQL pays at least: the HTTP exchange, the statement's round trip and pg's parsing of its rows; the platform's
  * figure beyond it is the stack (shim, GraphQL, services, serialisation, logs and metrics).
@@ -15,11 +15,12 @@ import pg from "pg";
 import { DEFAULT_POOL_SIZE } from "../../subgraphs/shared/db/client.js";
 import { poolStatement } from "../../subgraphs/shared/db/sql-session.js";
 import { statementNamer } from "../../subgraphs/shared/db/statement-names.js";
+import { POOL_TYPES } from "../../subgraphs/shared/db/timestamp-parser.js";
 
 const [port, bodyFile, databaseUrl, statementJson] = process.argv.slice(2);
 const body = readFileSync(bodyFile!);
 const { text, values } = JSON.parse(statementJson!) as { text: string; values: unknown[] };
-const pool = new pg.Pool({ connectionString: databaseUrl, max: DEFAULT_POOL_SIZE, keepAlive: true });
+const pool = new pg.Pool({ connectionString: databaseUrl, max: DEFAULT_POOL_SIZE, keepAlive: true, types: POOL_TYPES });
 pool.on("error", () => undefined);
 const statement = poolStatement(pool, statementNamer());
 const run = () => statement(text, values);
