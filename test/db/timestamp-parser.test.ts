@@ -5,6 +5,7 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { seeded } from "../support/seeded.js";
 import { parseTimestamptz, POOL_TYPES } from "../../subgraphs/shared/db/timestamp-parser.js";
 
 const pgParser = pg.types.getTypeParser(1184, "text") as (text: string) => unknown;
@@ -20,11 +21,7 @@ function same(ours: unknown, theirs: unknown, text: string): void {
 
 describe("timestamptz parser", () => {
   it("gives pg's value for 50,000 random texts", () => {
-    let seed = 20_261_127;
-    const next = (n: number) => {
-      seed = (seed * 1_664_525 + 1_013_904_223) >>> 0;
-      return seed % n;
-    };
+    const next = seeded(20_261_127).below;
     const digits = (n: number, width: number) => String(n).padStart(width, "0");
     const zones = ["+00", "+00", "+00", "+00", "+05:30", "-08", "+00:00", "Z", ""];
     for (let i = 0; i < 50_000; i++) {

@@ -24,6 +24,7 @@ import {
   type ExecutionResult,
 } from "graphql";
 import { describe, expect, it } from "vitest";
+import { seeded, type Seeded } from "../support/seeded.js";
 import { compileExecution, type CompiledExecution } from "../../gateway/compiled-execution.js";
 
 /** A scalar that refuses some values (as graphql-scalars' DateTime refuses a malformed instant). */
@@ -110,18 +111,6 @@ function compiled(text: string): { run: CompiledExecution; reference: (variables
   return { run, reference: async (variables, context) => execute({ schema, document, variableValues: variables, contextValue: context }) };
 }
 
-/** A seeded generator, so a failure repeats. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-  return { chance: (p: number) => next() < p, pick: <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]! };
-}
-
-type Random = ReturnType<typeof random>;
-
 /**
  * How deep the value being drawn is inside lists. graphql-js abandons a list item's promise when another item fails
  * synchronously (its rejection then goes unhandled, which fails a test run), so values in lists are never promises.
@@ -137,7 +126,7 @@ function listOf(length: number, item: () => unknown): unknown[] {
 }
 
 /** Mostly well-formed values; now and then one graphql-js does not complete as a plain value. */
-function odd(r: Random, good: () => unknown): unknown {
+function odd(r: Seeded, good: () => unknown): unknown {
   if (!r.chance(0.06)) return good();
   return r.pick([
     () => null,
@@ -155,7 +144,7 @@ function odd(r: Random, good: () => unknown): unknown {
   ])();
 }
 
-function endpoint(r: Random): unknown {
+function endpoint(r: Seeded): unknown {
   return odd(r, () => ({
     providerKey: odd(r, () => r.pick(["openai", "local", "edge"])),
     port: odd(r, () => r.pick([80, 443, 2 ** 31, 1.5, "8080"])),
@@ -166,7 +155,7 @@ function endpoint(r: Random): unknown {
   }));
 }
 
-function agent(r: Random): unknown {
+function agent(r: Seeded): unknown {
   return odd(r, () => ({
     id: odd(r, () => r.pick(["magt_1", 42, "magt_2"])),
     status: odd(r, () => r.pick(["ACTIVE", "REVOKED"])),
@@ -179,7 +168,7 @@ function agent(r: Random): unknown {
 }
 
 /** The root resolver's behaviour for one request (the same for both executions compared). */
-function answer(r: Random): () => unknown {
+function answer(r: Seeded): () => unknown {
   const value = odd(r, () => ({ agent: agent(r), others: odd(r, () => listOf(2, () => agent(r))), count: odd(r, () => r.pick([1, 2])) }));
   return r.pick([
     () => () => value,
@@ -195,7 +184,7 @@ function answer(r: Random): () => unknown {
 
 describe("compiled execution", () => {
   it("answers as graphql-js over 3,000 random answers, the root resolver run once per request", async () => {
-    const r = random(20_261_127);
+    const r = seeded(20_261_127);
     const kinds = { plain: 0, handedOver: 0 };
     for (const [name, text] of Object.entries(DOCUMENTS)) {
       const { run, reference } = compiled(text);

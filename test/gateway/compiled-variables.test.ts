@@ -25,6 +25,7 @@ import {
   type GraphQLInputType,
 } from "graphql";
 import { describe, expect, it } from "vitest";
+import { seeded, type Seeded } from "../support/seeded.js";
 import { compileInputs, type CoerceInputs } from "../../gateway/compiled-variables.js";
 
 const Scope = new GraphQLEnumType({ name: "Scope", values: { LOOPBACK: {}, PUBLIC: { value: "public" } } });
@@ -93,23 +94,13 @@ function reference(variables: Record<string, unknown>) {
   }
 }
 
-function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-  return { chance: (p: number) => next() < p, pick: <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]! };
-}
-type Random = ReturnType<typeof random>;
-
 /** Mostly well-formed; now and then absent, null, of another type, or an iterable that is not an array. */
-function odd(r: Random, good: () => unknown): unknown {
+function odd(r: Seeded, good: () => unknown): unknown {
   if (!r.chance(0.04)) return good();
   return r.pick([() => undefined, () => null, () => 3, () => "text", () => [good()], () => ({ other: 1 }), () => new Set([good()])])();
 }
 
-function endpoint(r: Random, depth = 0): unknown {
+function endpoint(r: Seeded, depth = 0): unknown {
   const value: Record<string, unknown> = {
     providerKey: odd(r, () => r.pick(["openai", "edge"])),
     url: odd(r, () => (r.chance(0.95) ? r.pick(["http://127.0.0.1:9", "https://a.example"]) : "ftp://x")),
@@ -122,7 +113,7 @@ function endpoint(r: Random, depth = 0): unknown {
   return odd(r, () => value);
 }
 
-function variables(r: Random): Record<string, unknown> {
+function variables(r: Seeded): Record<string, unknown> {
   const value: Record<string, unknown> = {
     token: odd(r, () => "mat_x"),
     input: odd(r, () => ({
@@ -139,7 +130,7 @@ function variables(r: Random): Record<string, unknown> {
 describe("compiled variable coercion", () => {
   it("takes what graphql-js takes, to the same values, over 5,000 random variable sets", () => {
     const inputs = compiled();
-    const r = random(20_261_127);
+    const r = seeded(20_261_127);
     const outcomes = { taken: 0, refusedByBoth: 0, leftToGraphqlJs: 0 };
     for (let i = 0; i < 5_000; i++) {
       const given = variables(r);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seeded } from "../support/seeded.js";
 import { Kind } from "graphql";
 import { GraphQLDateTime } from "graphql-scalars";
 import { DateTimeScalar } from "../../subgraphs/shared/date-time.scalar.js";
@@ -24,11 +25,7 @@ describe("DateTime scalar", () => {
   });
 
   it("takes a string of toISOString()'s form exactly when graphql-scalars' DateTime does (20,000 random ones)", () => {
-    let seed = 20_261_127;
-    const next = (n: number) => {
-      seed = (seed * 1_664_525 + 1_013_904_223) >>> 0;
-      return seed % n;
-    };
+    const next = seeded(20_261_127).below;
     const digits = (n: number, width: number) => String(n).padStart(width, "0");
     let accepted = 0;
     for (let i = 0; i < 20_000; i++) {

@@ -5,6 +5,7 @@
  * same order, `-0` and `__proto__` members included) or an InvalidJsonError.
  */
 import { describe, expect, it } from "vitest";
+import { seeded } from "../support/seeded.js";
 import { InvalidJsonError, parseJsonByStrictParser, parseJsonStrict } from "../../subgraphs/shared/json/strict.js";
 
 const SEEDS = [
@@ -41,15 +42,6 @@ const SEEDS = [
 
 const PIECES = ['"a"', '"a":1', ",", ":", "{", "}", "[", "]", '"', "\\", "\\u0061", "\\u0000", "\ud800", "\udc00", "1", "-0", " ", "\u0000", "\n", "x", '"__proto__":2'];
 
-/** A reproducible stream of numbers in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 function outcome(parse: (text: string) => unknown, text: string): { value: unknown } | { error: string } {
   try {
     return { value: parse(text) };
@@ -85,7 +77,7 @@ describe("strict JSON reader", () => {
   });
 
   it("answers 10,000 random variations of the seeds as the strict parser alone", () => {
-    const next = random(20261127);
+    const next = seeded(20261127).next;
     let taken = 0;
     for (let n = 0; n < 10_000; n++) {
       let text = SEEDS[Math.floor(next() * SEEDS.length)]!;
