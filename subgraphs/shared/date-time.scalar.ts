@@ -7,16 +7,16 @@
 import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
 import { GraphQLDateTime } from "graphql-scalars";
 
+/** The character each position of `toISOString()`'s form holds: a digit (0) or the separator's code. */
+const FORM = Array.from("0000-00-00T00:00:00.000Z", (char) => (char === "0" ? 0 : char.charCodeAt(0)));
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 /**
  * `toISOString()`'s own form (`YYYY-MM-DDTHH:mm:ss.sssZ`), the one the services write, checked field by field: a
  * month 01-12, a day within its month (Gregorian leap years), hours 00-23, minutes and seconds 00-59. Such a string is
  * taken without graphql-scalars' slower checks; any other string (other offsets or precisions, a leap second) goes to
  * them. test/gateway/date-time-scalar.test.ts compares the two over random strings of this form.
  */
-/** The character each position holds: a digit (0) or the separator's code. */
-const FORM = Array.from("0000-00-00T00:00:00.000Z", (char) => (char === "0" ? 0 : char.charCodeAt(0)));
-const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
 function isoInstant(value: string): boolean {
   if (value.length !== 24) return false;
   for (let at = 0; at < 24; at++) {
