@@ -3,11 +3,12 @@
  * the same rule). Tokens are compared in constant time: both sides are hashed to a fixed length and every configured
  * token is compared, with no early exit, so neither the length nor the position of a match leaks.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
-const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+/** SHA-256 in one call (`crypto.hash`, no Hash object): every authorised request hashes its token once per check. */
+const digest = (value: string) => hash("sha256", value, "buffer");
 
 export class BearerTokens {
   private readonly digests: Buffer[];

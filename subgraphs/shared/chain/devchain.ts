@@ -106,8 +106,12 @@ export async function startDevChain(options: DevChainOptions): Promise<DevChain>
   }
 }
 
-/** Resolves with the port from anvil's `Listening on 127.0.0.1:<port>` line; rejects if anvil exits first. */
-function waitForListening(child: ChildProcess, log: NodeJS.WritableStream, timeoutMs: number): Promise<number> {
+/**
+ * Resolves with the port from anvil's `Listening on 127.0.0.1:<port>` line; rejects if anvil exits first. The output
+ * is kept and scanned only until then: anvil prints a line per RPC request for as long as it runs, and a scan of
+ * everything it printed on every chunk would grow in memory and CPU with the platform's uptime.
+ */
+export function waitForListening(child: ChildProcess, log: NodeJS.WritableStream, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => fail(new DevChainError(`anvil did not start within ${timeoutMs} ms`)), timeoutMs);
@@ -130,10 +134,14 @@ function waitForListening(child: ChildProcess, log: NodeJS.WritableStream, timeo
       );
     };
     const onError = (error: Error) => fail(new DevChainError(`anvil could not be spawned: ${error.message}`));
+    const onStderr = (chunk: Buffer) => (output += chunk.toString());
     function cleanup() {
       clearTimeout(timer);
       child.off("exit", onExit);
       child.off("error", onError);
+      child.stdout!.off("data", onData);
+      child.stderr!.off("data", onStderr);
+      output = "";
     }
     function fail(error: Error) {
       cleanup();
@@ -142,7 +150,7 @@ function waitForListening(child: ChildProcess, log: NodeJS.WritableStream, timeo
     // Everything anvil prints goes to the log; the first lines are also scanned for the port.
     child.stdout!.on("data", (chunk: Buffer) => log.write(chunk));
     child.stdout!.on("data", onData);
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on("data", onStderr);
     child.once("exit", onExit);
     child.once("error", onError);
   });
