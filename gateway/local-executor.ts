@@ -3,8 +3,8 @@
  *
  * The shim's operations are fixed, so each is parsed and validated against the gateway's API schema once, on first
  * use, and its path decided then from the gateway's query plan (direct-subgraph.ts): an operation the plan answers with one
- * fetch to one in-process subgraph is executed on that subgraph's schema directly (one graphql-js execution, no
- * planning, fetch or result shaping), with the gateway's variable check (before it, or only when the subgraph's own
+ * fetch to one in-process subgraph is executed on that subgraph's schema directly (one execution, compiled where its
+ * shape allows, compiled-execution.ts, else graphql-js's; no planning, fetch or result shaping), with the gateway's variable check (before it, or only when the subgraph's own
  * coercion refuses the variables where that refuses all the check would: direct-subgraph.ts) and its error form after;
  * anything else (entities across subgraphs) goes to the gateway's executor (query plan cached by the gateway).
  * Apollo Server's per-request pipeline (hashing, content negotiation, document cache lookups) is for arbitrary
@@ -34,8 +34,6 @@ interface PreparedOperation {
 export interface LocalExecutorOptions {
   /** Run single-subgraph operations directly on their subgraph (default). Off: everything through the gateway. */
   direct?: boolean;
-  /** Run direct operations of the compiled shape with their compiled execution (default). Off: graphql-js's. */
-  compiled?: boolean;
 }
 
 export interface LocalExecutor extends GraphQLExecutor {
@@ -74,7 +72,7 @@ export function createLocalExecutor(gateway: RunningGateway, options: LocalExecu
     if (typeof decision === "string") entry.gatewayReason = decision;
     else {
       entry.direct = decision;
-      entry.compiled = options.compiled === false ? "compiled execution off" : compileExecution(decision.source.subgraphSchema, document, operation);
+      entry.compiled = compileExecution(decision.source.subgraphSchema, document, operation);
     }
     prepared.set(op, entry);
     return entry;

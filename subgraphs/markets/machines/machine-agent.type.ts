@@ -12,8 +12,6 @@ registerEnumType(MachineAgentStatus, {
   description: "ENROLLED until the first heartbeat, ACTIVE after one, REVOKED after revocation (final).",
 });
 
-// Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
-// about 25 of them).
 @ObjectType({ description: "A machine-side runtime agent that reports endpoints with a lease." })
 export class MachineAgent {
   @Field(() => String, { description: "`magt_…`." })
@@ -86,8 +84,6 @@ export class HeartbeatInput {
   endpoints!: HeartbeatEndpointInput[];
 }
 
-// Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
-// about 25 of them).
 @ObjectType({ description: "A heartbeat's result: the agent (now ACTIVE) and the endpoints it renewed." })
 export class HeartbeatResult {
   @Field(() => MachineAgent)

@@ -14,8 +14,6 @@ registerEnumType(MarketMachineStatus, {
   description: "Only ACTIVE machines that are identity-verified pass global rule 1 (REST: lowercase).",
 });
 
-// Plain data fields (the machine list answers about 27 per machine), read by graphql-js's default resolver; the
-// record's nested pages keep their field resolvers.
 @ObjectType({ description: "The identity proof stored with a machine record (public notes 2.2)." })
 export class MachineIdentityProof {
   @Field(() => String, { description: "`eip191`." })

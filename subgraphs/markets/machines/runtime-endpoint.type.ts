@@ -32,8 +32,6 @@ registerEnumType(RuntimeEndpointStatus, {
   description: "An agent-reported endpoint whose lease lapsed is served as UNREACHABLE until a heartbeat renews it.",
 });
 
-// Plain data fields, read by graphql-js's default resolver (no type-graphql resolver per field: a heartbeat answers
-// about 25 of them).
 @ObjectType({ description: "A machine's runtime endpoint for one provider; the auth token is never echoed." })
 export class RuntimeEndpoint {
   @Field(() => String, { description: "Market machine ID." })
