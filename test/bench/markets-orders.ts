@@ -18,7 +18,7 @@ import path from "node:path";
 import { PairingTokens, VERIFIED_TOKENS_LIMIT } from "../../subgraphs/markets/orders/pairing.token.js";
 import type { RoleProcess } from "../support/processes.js";
 import { call, closedLoop, onPostgres, runStandalone, startMarketsPlatform } from "./load.js";
-import { autocannonSample, median, summarize, type BenchOptions, type Sample } from "./stats.js";
+import { autocannonSample, CORES, median, startCpuSplit, summarize, type BenchOptions, type CpuSplit, type Sample } from "./stats.js";
 
 const PAIRINGS = 8;
 
@@ -135,16 +135,30 @@ async function measure(label: string, dataDir: string, env: Record<string, strin
   await journeys(platform.api, platform.machineId, platform.tokens, { ...options, durationS: 2 });
   const orders: Sample[] = [];
   const read: Sample[] = [];
+  const split: CpuSplit[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     console.error(`round ${round}/${options.rounds}: orders (${label}) ...`);
     const r = await autocannon({ url: `${platform.api}/machines?limit=1`, connections: options.connections, duration: options.durationS });
     read.push(autocannonSample(r));
-    orders.push(await journeys(platform.api, platform.machineId, platform.tokens, options));
+    const counting = startCpuSplit(platform.child.child.pid);
+    const sample = await journeys(platform.api, platform.machineId, platform.tokens, options);
+    const used = counting();
+    const n = sample.rps * options.durationS;
+    orders.push(sample);
+    split.push({ platform: used.platform / n, postgres: used.postgres / n, generator: used.generator / n });
   }
   console.log(`\nMarket orders create -> intent -> execute (demo provider), ${label}, ${options.connections} workers over ${PAIRINGS} pairings, ${options.rounds} x ${options.durationS}s (medians)`);
   const r = summarize("GET /api/v1/machines?limit=1 (stack)", read, 40);
   const o = summarize(`order journeys (3 writes + provider), ${label}`, orders, 40);
   console.log(`  journeys x 3 writes / stack read          ${((300 * o.rps) / r.rps).toFixed(1)}%   (goal >= 50%, p99 <= 500 ms)`);
+  const of = (part: keyof CpuSplit) => median(split.map((x) => x[part]));
+  const server = label === "PostgreSQL" ? `, PostgreSQL ${of("postgres").toFixed(2)} ms` : " (the database in it)";
+  console.log(`  CPU per journey: platform ${of("platform").toFixed(2)} ms${server}, load generator ${of("generator").toFixed(2)} ms`);
+  if (label === "PostgreSQL" && of("postgres") > 0) {
+    // The database's own work per journey, on every core of the machine and nothing else: the most journeys it allows.
+    const ceiling = (CORES * 1000) / of("postgres");
+    console.log(`  PostgreSQL's CPU alone on ${CORES} cores: at most ${ceiling.toFixed(0)} journeys/s = ${((300 * ceiling) / r.rps).toFixed(1)}% of the stack read`);
+  }
   await platform.child.stop();
 }
 

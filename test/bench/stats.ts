@@ -1,5 +1,6 @@
 /** What every benchmark reports: one autocannon round as a sample, medians over rounds, one printed line. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
 import type autocannon from "autocannon";
 
 export interface Sample {
@@ -77,3 +78,50 @@ export async function measureCpu(pid: number | undefined, round: () => Promise<S
   const system = after.system - before.system;
   return { ...sample, cpuUs: ((after.user - before.user + system) * 1000) / total, sysUs: (system * 1000) / total };
 }
+
+/** CPU milliseconds so far of each PostgreSQL server process on this machine (its `comm` is `postgres`), by pid. */
+function postgresCpuMs(): Map<number, number> {
+  const used = new Map<number, number>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return used;
+  }
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
+    } catch {
+      continue;
+    }
+    const cpu = cpuMs(Number(pid));
+    if (cpu) used.set(Number(pid), cpu.user + cpu.system);
+  }
+  return used;
+}
+
+/** CPU milliseconds spent by the platform, the PostgreSQL server (its processes' sum) and this load generator. */
+export interface CpuSplit {
+  platform: number;
+  postgres: number;
+  generator: number;
+}
+
+/**
+ * Starts counting the CPU of the platform process `pid`, of PostgreSQL's server processes (backends that start
+ * meanwhile count from zero; one that exits meanwhile is lost) and of this process; the function returned ends the count.
+ */
+export function startCpuSplit(pid: number | undefined): () => CpuSplit {
+  const total = (cpu: { user: number; system: number } | undefined) => (cpu ? cpu.user + cpu.system : 0);
+  const platform = total(cpuMs(pid));
+  const postgres = postgresCpuMs();
+  const generator = total(cpuMs(process.pid));
+  return () => {
+    let server = 0;
+    for (const [p, used] of postgresCpuMs()) server += used - (postgres.get(p) ?? 0);
+    return { platform: total(cpuMs(pid)) - platform, postgres: server, generator: total(cpuMs(process.pid)) - generator };
+  };
+}
+
+/** The machine's cores, for a ceiling set by CPU. */
+export const CORES = os.availableParallelism();
