@@ -18,20 +18,19 @@ CREATE TABLE "market_spend_day" (
     CONSTRAINT "market_spend_day_pkey" PRIMARY KEY ("pairing_id","day","currency")
 );
 
-CREATE OR REPLACE FUNCTION market_spend_day_add(pairing text, at timestamptz, cur text, amt numeric) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO market_spend_day AS d (pairing_id, day, currency, amount)
-  VALUES (pairing, (at AT TIME ZONE 'UTC')::date, COALESCE(upper(cur), ''), amt)
-  ON CONFLICT (pairing_id, day, currency) DO UPDATE SET amount = d.amount + EXCLUDED.amount;
-END $$;
-
+-- Each function subtracts what the old row counted for and adds what the new row counts for; the upsert is written
+-- out in each (no nested function call per row).
 CREATE OR REPLACE FUNCTION market_order_spend() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP <> 'INSERT' AND OLD.status <> 'cancelled' THEN
-    PERFORM market_spend_day_add(OLD.agent_pairing_id, OLD.created_at, OLD.spend_currency, -OLD.spend_amount);
+    INSERT INTO market_spend_day AS d (pairing_id, day, currency, amount)
+    VALUES (OLD.agent_pairing_id, (OLD.created_at AT TIME ZONE 'UTC')::date, COALESCE(upper(OLD.spend_currency), ''), -OLD.spend_amount)
+    ON CONFLICT (pairing_id, day, currency) DO UPDATE SET amount = d.amount + EXCLUDED.amount;
   END IF;
   IF TG_OP <> 'DELETE' AND NEW.status <> 'cancelled' THEN
-    PERFORM market_spend_day_add(NEW.agent_pairing_id, NEW.created_at, NEW.spend_currency, NEW.spend_amount);
+    INSERT INTO market_spend_day AS d (pairing_id, day, currency, amount)
+    VALUES (NEW.agent_pairing_id, (NEW.created_at AT TIME ZONE 'UTC')::date, COALESCE(upper(NEW.spend_currency), ''), NEW.spend_amount)
+    ON CONFLICT (pairing_id, day, currency) DO UPDATE SET amount = d.amount + EXCLUDED.amount;
   END IF;
   RETURN NULL;
 END $$;
@@ -39,10 +38,14 @@ END $$;
 CREATE OR REPLACE FUNCTION stream_purchase_spend() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP <> 'INSERT' AND OLD.agent_pairing_id IS NOT NULL AND OLD.status NOT IN ('failed', 'cancelled', 'expired') THEN
-    PERFORM market_spend_day_add(OLD.agent_pairing_id, OLD.created_at, OLD.currency, -(OLD.amount::numeric));
+    INSERT INTO market_spend_day AS d (pairing_id, day, currency, amount)
+    VALUES (OLD.agent_pairing_id, (OLD.created_at AT TIME ZONE 'UTC')::date, COALESCE(upper(OLD.currency), ''), -(OLD.amount::numeric))
+    ON CONFLICT (pairing_id, day, currency) DO UPDATE SET amount = d.amount + EXCLUDED.amount;
   END IF;
   IF TG_OP <> 'DELETE' AND NEW.agent_pairing_id IS NOT NULL AND NEW.status NOT IN ('failed', 'cancelled', 'expired') THEN
-    PERFORM market_spend_day_add(NEW.agent_pairing_id, NEW.created_at, NEW.currency, NEW.amount::numeric);
+    INSERT INTO market_spend_day AS d (pairing_id, day, currency, amount)
+    VALUES (NEW.agent_pairing_id, (NEW.created_at AT TIME ZONE 'UTC')::date, COALESCE(upper(NEW.currency), ''), NEW.amount::numeric)
+    ON CONFLICT (pairing_id, day, currency) DO UPDATE SET amount = d.amount + EXCLUDED.amount;
   END IF;
   RETURN NULL;
 END $$;
