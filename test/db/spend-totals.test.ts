@@ -4,13 +4,17 @@
  * orders that are not cancelled and the stream purchases of a pairing that are not failed, cancelled or expired.
  * The migration's backfill computes them from the rows already written; afterwards its triggers keep them through
  * 600 random inserts, updates (status, amount, currency, pairing, day) and deletes, a rolled-back transaction among
- * them. The sum below is the reference, written out apart from the migration. On PGlite, and on PostgreSQL with
+ * them. The sum below is the reference, written out apart from the migration. The lifecycle's sweep expires a batch of
+ * purchases in the totals' key order (pairing, day, currency), whatever their age, so that two sweeps on different
+ * replicas take the totals' row locks in one order and cannot deadlock. On PGlite, and on PostgreSQL with
  * DATABASE_URL.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SWEEP_GRACE_MS } from "../../subgraphs/markets/common/payment.expiry.js";
+import { sweepPurchases } from "../../subgraphs/markets/stream/purchases/purchase.expiry.js";
 import { runMigrations } from "../../subgraphs/shared/db/migrate.js";
 import { loadMigrations } from "../../subgraphs/shared/db/migrations.js";
-import { databaseTargets } from "../support/db.js";
+import { databaseTargets, openTestDatabase } from "../support/db.js";
 import { seeded, type Seeded } from "../support/seeded.js";
 import { freshDatabase, type FreshDatabase } from "./fresh-database.js";
 
@@ -151,5 +155,51 @@ describe.each(databaseTargets())("daily spend totals on %s", (target) => {
     await database.session.exec(`BEGIN; ${insertOrder("ord_rolled_back", random)}; UPDATE market_order SET status = 'cancelled'; ROLLBACK`);
     expect(await database.session.query("SELECT * FROM market_spend_day ORDER BY pairing_id, day, currency")).toEqual(before);
     expect(await mismatches()).toEqual([]);
+  });
+});
+
+describe.each(databaseTargets())("the purchase sweep and the totals on %s", (target) => {
+  it("expires a batch in the totals' key order, not by age, and every total follows", async () => {
+    const opened = await openTestDatabase(target);
+    try {
+      const prisma = opened.db.prisma;
+      const now = new Date("2026-11-27T12:00:00Z");
+      // Oldest first the batch alternates pairings and currencies; the sweep must take them grouped by the key.
+      const due = [
+        ["spur_1", "pair_q", "USD", "2026-11-27T10:00:00Z"],
+        ["spur_2", "pair_p", "USD", "2026-11-27T10:00:01Z"],
+        ["spur_3", "pair_q", "EUR", "2026-11-27T10:00:02Z"],
+        ["spur_4", "pair_p", "EUR", "2026-11-27T10:00:03Z"],
+        ["spur_5", "pair_q", "USD", "2026-11-27T10:00:04Z"],
+        ["spur_6", "pair_p", "USD", "2026-11-27T10:00:05Z"],
+      ];
+      for (const [id, pairing, currency, at] of due) {
+        await prisma.$executeRawUnsafe(`INSERT INTO stream_purchase (id, listing_id, machine_id, agent_pairing_id, buyer_id, buyer_public_key_hex,
+            buyer_capabilities, chunk_ids, status, amount, currency, created_at, updated_at)
+          VALUES ('${id}', 'slst_1', 'mach_2', '${pairing}', 'did', 'ab', '[]', '{}', 'delivery_reserving', '2', '${currency}', '${at}', '${at}')`);
+        await prisma.$executeRawUnsafe(`UPDATE stream_purchase SET status = 'payment_pending' WHERE id = '${id}'`);
+      }
+      const totals = () =>
+        prisma.$queryRawUnsafe<Array<{ pairing_id: string; currency: string; amount: string }>>(
+          "SELECT pairing_id, currency, amount::text FROM market_spend_day ORDER BY pairing_id, currency",
+        );
+      expect((await totals()).map((t) => [t.pairing_id, t.currency, Number(t.amount)])).toEqual([
+        ["pair_p", "EUR", 2],
+        ["pair_p", "USD", 4],
+        ["pair_q", "EUR", 2],
+        ["pair_q", "USD", 4],
+      ]);
+
+      const ttlSeconds = 60;
+      const expired = await prisma.$transaction((tx) => sweepPurchases(tx, new Date(now.getTime() + SWEEP_GRACE_MS), ttlSeconds));
+      expect(expired).toBe(6);
+      const events = await prisma.$queryRawUnsafe<Array<{ purchase: string }>>(
+        "SELECT data->>'purchaseId' AS purchase FROM market_audit_event WHERE kind = 'stream.purchase.expired' ORDER BY id",
+      );
+      expect(events.map((e) => e.purchase)).toEqual(["spur_4", "spur_2", "spur_6", "spur_3", "spur_1", "spur_5"]);
+      expect((await totals()).map((t) => Number(t.amount))).toEqual([0, 0, 0, 0]);
+    } finally {
+      await opened.dispose();
+    }
   });
 });

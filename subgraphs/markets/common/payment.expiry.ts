@@ -34,18 +34,25 @@ export interface ExpiringTable<Row extends { status: string }> {
   table: "stream_order" | "stream_purchase";
   find(tx: MarketsTx, id: string): Promise<Row>;
   expire(tx: MarketsTx, row: Row, now: Date, ttlSeconds: number, via: ExpiryVia): Promise<unknown>;
+  /**
+   * For a family whose expiry moves a daily spend total (docs/database.md "Daily spend totals"): the totals' key as
+   * an ORDER BY list of the table's columns (a constant, never input). A batch is expired in that order, so two sweeps
+   * on different replicas take the totals' row locks in one order and never wait for each other in a cycle.
+   */
+  spendOrder?: string;
 }
 
 /**
- * One batch of the job: locks up to SWEEP_BATCH rows due for at least SWEEP_GRACE_MS, skipping rows another replica's
- * sweep or a payment call holds (SKIP LOCKED: they are theirs), re-reads each under its lock and expires it in this
- * transaction. Returns the count.
+ * One batch of the job: locks up to SWEEP_BATCH rows due for at least SWEEP_GRACE_MS, oldest first, skipping rows
+ * another replica's sweep or a payment call holds (SKIP LOCKED: they are theirs), re-reads each under its lock and
+ * expires it in this transaction (in `spendOrder` when the family has one). Returns the count.
  */
 export async function sweepExpired<Row extends { status: string }>(tx: MarketsTx, kind: ExpiringTable<Row>, now: Date, ttlSeconds: number): Promise<number> {
   const cutoff = new Date(now.getTime() - ttlSeconds * 1000 - SWEEP_GRACE_MS);
   const due = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT id FROM ${Prisma.raw(kind.table)} WHERE status = 'payment_pending' AND created_at <= ${cutoff}
-    ORDER BY created_at, id LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED`;
+    SELECT id FROM (SELECT * FROM ${Prisma.raw(kind.table)} WHERE status = 'payment_pending' AND created_at <= ${cutoff}
+      ORDER BY created_at, id LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED) due
+    ORDER BY ${Prisma.raw(kind.spendOrder ? `${kind.spendOrder}, ` : "")}created_at, id`;
   let expired = 0;
   for (const { id } of due) {
     const row = await kind.find(tx, id);

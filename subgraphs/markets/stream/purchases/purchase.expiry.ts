@@ -18,6 +18,8 @@ const PURCHASES: ExpiringTable<PurchaseRow> = {
   table: "stream_purchase",
   find: (tx, id) => tx.streamPurchase.findUniqueOrThrow({ where: { id } }),
   expire: expirePurchase,
+  // market_spend_day's key: an expired purchase leaves its pairing's total for its day and currency.
+  spendOrder: `agent_pairing_id, (created_at AT TIME ZONE 'UTC')::date, upper(currency)`,
 };
 
 /** One batch of the job: the count of purchases it expired. */
