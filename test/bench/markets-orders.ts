@@ -4,8 +4,10 @@
  * the raw HMAC-SHA256 of the same signing input, alternating rounds in the same run; (2) market orders per second through create -> payment intent (not-required) -> execute (the demo
  * provider) over the REST shim, with the delegation policy on (allow list, per-transaction and daily limits summed in
  * the database), on PostgreSQL when DATABASE_URL is set (a throw-away database) and on PGlite; beside the same
- * stack's GET /machines?limit=1 in the same run. Each worker is one agent journey at a time; the workers share
- * PAIRINGS pairings (orders of one pairing serialise on its row lock, by design).
+ * stack's GET /machines?limit=1 in the same run, with each journey's CPU by process (the platform, PostgreSQL's server
+ * processes, this load generator) and the most journeys PostgreSQL's CPU alone would allow on the machine's cores.
+ * Each worker is one agent journey at a time; the workers share PAIRINGS pairings (orders of one pairing serialise on
+ * its row lock, by design).
  *
  * Standalone: `npx tsx test/bench/markets-orders.ts` (BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS).
  */
