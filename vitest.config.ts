@@ -21,6 +21,7 @@ export const FAST_TEST_FILES = [
   "test/edges/listeners.test.ts",
   "test/gateway/compiled-execution.test.ts",
   "test/gateway/compiled-variables.test.ts",
+  "test/gateway/fixed-form.test.ts",
   "test/db/timestamp-parser.test.ts",
   "test/gateway/document-cache.test.ts",
   "test/gateway/request-observation.test.ts",

@@ -7,20 +7,16 @@
  * a year before 100, BC, infinity) goes to pg's own parser. test/db/timestamp-parser.test.ts compares the two.
  */
 import pg from "pg";
+import { fixedForm, startsInForm, twoDigits } from "../fixed-form.js";
 
 const TIMESTAMPTZ = 1184;
 const pgTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ, "text") as (text: string) => unknown;
-/** `YYYY-MM-DD HH:MM:SS`: a digit (0) or the separator's code at each position. */
-const FORM = Array.from("0000-00-00 00:00:00", (char) => (char === "0" ? 0 : char.charCodeAt(0)));
+/** `YYYY-MM-DD HH:MM:SS`, the part every UTC text starts with. */
+const FORM = fixedForm("0000-00-00 00:00:00");
 
 export function parseTimestamptz(text: string): unknown {
   const length = text.length;
-  if ((length !== 22 && (length < 24 || length > 29)) || !text.endsWith("+00")) return pgTimestamptz(text);
-  for (let at = 0; at < 19; at++) {
-    const code = text.charCodeAt(at);
-    const expected = FORM[at]!;
-    if (expected === 0 ? code < 48 || code > 57 : code !== expected) return pgTimestamptz(text);
-  }
+  if ((length !== 22 && (length < 24 || length > 29)) || !text.endsWith("+00") || !startsInForm(text, FORM)) return pgTimestamptz(text);
   if (length > 22) {
     if (text.charCodeAt(19) !== 46) return pgTimestamptz(text);
     for (let at = 20; at < length - 3; at++) {
@@ -33,10 +29,6 @@ export function parseTimestamptz(text: string): unknown {
   if (year < 100) return pgTimestamptz(text);
   const ms = length > 22 ? 1000 * parseFloat(text.slice(19, length - 3)) : 0;
   return new Date(Date.UTC(year, twoDigits(text, 5) - 1, twoDigits(text, 8), twoDigits(text, 11), twoDigits(text, 14), twoDigits(text, 17), ms));
-}
-
-function twoDigits(text: string, at: number): number {
-  return (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
 }
 
 /** The pool's type table: pg's own, with the timestamptz text parser above. */
