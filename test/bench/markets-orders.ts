@@ -147,7 +147,7 @@ async function measure(label: string, dataDir: string, env: Record<string, strin
     const used = counting();
     const n = sample.rps * options.durationS;
     orders.push(sample);
-    split.push({ platform: used.platform / n, postgres: used.postgres / n, generator: used.generator / n });
+    split.push({ platform: used.platform / n, postgres: used.postgres / n, chain: used.chain / n, generator: used.generator / n });
   }
   console.log(`\nMarket orders create -> intent -> execute (demo provider), ${label}, ${options.connections} workers over ${PAIRINGS} pairings, ${options.rounds} x ${options.durationS}s (medians)`);
   const r = summarize("GET /api/v1/machines?limit=1 (stack)", read, 40);

@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import type autocannon from "autocannon";
+import { processTree } from "../support/processes.js";
 
 export interface Sample {
   rps: number;
@@ -100,27 +101,40 @@ function postgresCpuMs(): Map<number, number> {
   return used;
 }
 
-/** CPU milliseconds spent by the platform, the PostgreSQL server (its processes' sum) and this load generator. */
+/**
+ * CPU milliseconds spent by the platform, the PostgreSQL server (its processes' sum), the platform's child processes
+ * (the embedded dev chain) and this load generator.
+ */
 export interface CpuSplit {
   platform: number;
   postgres: number;
+  chain: number;
   generator: number;
 }
 
 /**
  * Starts counting the CPU of the platform process `pid`, of PostgreSQL's server processes (backends that start
- * meanwhile count from zero; one that exits meanwhile is lost) and of this process; the function returned ends the count.
+ * meanwhile count from zero; one that exits meanwhile is lost), of the platform's descendants and of this process;
+ * the function returned ends the count.
  */
 export function startCpuSplit(pid: number | undefined): () => CpuSplit {
   const total = (cpu: { user: number; system: number } | undefined) => (cpu ? cpu.user + cpu.system : 0);
+  const descendants = () => (pid === undefined ? [] : processTree(pid).slice(1));
+  const sumSince = (now: Map<number, number>, before: Map<number, number>) => {
+    let used = 0;
+    for (const [p, ms] of now) used += ms - (before.get(p) ?? 0);
+    return used;
+  };
   const platform = total(cpuMs(pid));
   const postgres = postgresCpuMs();
+  const chain = new Map(descendants().map((p) => [p, total(cpuMs(p))]));
   const generator = total(cpuMs(process.pid));
-  return () => {
-    let server = 0;
-    for (const [p, used] of postgresCpuMs()) server += used - (postgres.get(p) ?? 0);
-    return { platform: total(cpuMs(pid)) - platform, postgres: server, generator: total(cpuMs(process.pid)) - generator };
-  };
+  return () => ({
+    platform: total(cpuMs(pid)) - platform,
+    postgres: sumSince(postgresCpuMs(), postgres),
+    chain: sumSince(new Map(descendants().map((p) => [p, total(cpuMs(p))])), chain),
+    generator: total(cpuMs(process.pid)) - generator,
+  });
 }
 
 /** The machine's cores, for a ceiling set by CPU. */
