@@ -19,22 +19,11 @@ import pg from "pg";
 import { pooledRandomBytes } from "../../subgraphs/shared/crypto/random-pool.js";
 import { DEFAULT_POOL_SIZE } from "../../subgraphs/shared/db/client.js";
 import type { Database } from "../../subgraphs/shared/db/index.js";
+import type { ChipChallenge as Challenge } from "../../subgraphs/verify/challenge.type.js";
 import { poolStatement } from "../../subgraphs/shared/db/sql-session.js";
 import { statementNamer } from "../../subgraphs/shared/db/statement-names.js";
 import { POOL_TYPES } from "../../subgraphs/shared/db/timestamp-parser.js";
 import { IssuanceCapsRepository } from "../../subgraphs/verify/issuance-caps.repository.js";
-
-interface Challenge {
-  machineId: string;
-  machineDid: string;
-  didController: string;
-  chainId: string;
-  profile: string;
-  protocol: string;
-  verifier: string;
-  expiresAt: string;
-  nonce: string;
-}
 
 const [port, databaseUrl, challengesFile] = process.argv.slice(2);
 const templates = JSON.parse(readFileSync(challengesFile!, "utf8")) as Record<string, Challenge>;

@@ -5,29 +5,18 @@
  * the machine cap or its shard's cap, one the counters cannot take sends its requests on one by one, and a batch that
  * fails writes nothing. On PGlite, and on PostgreSQL with DATABASE_URL.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../subgraphs/shared/db/index.js";
 import { IssuanceCapsRepository, MAX_BATCH, type IssuedChallenge, type OpenChallengeCaps } from "../../subgraphs/verify/issuance-caps.repository.js";
+import { challengeData } from "../db/fixtures.js";
 import { databaseTargets, withTestDatabase } from "../support/db.js";
 
 const NOW = 1_777_000_000n;
 
 function challenge(machineId: string, overrides: Partial<IssuedChallenge> = {}): IssuedChallenge {
-  return {
-    id: randomUUID(),
-    nonceHash: randomBytes(32).toString("hex"),
-    machineId,
-    machineDid: `did:service:${machineId}`,
-    didController: "0x000000000000000000000000000000000000c0de",
-    chainId: "3338",
-    profile: "vendor-chip-ca306/1",
-    protocol: "service.verify/chip/1",
-    verifier: "service.verify",
-    issuedAt: new Date("2026-05-01T12:00:00.456Z"),
-    expiresAt: NOW + 300n,
-    ...overrides,
-  };
+  const { issuedAt, ...fields } = challengeData();
+  return { ...fields, issuedAt: new Date(issuedAt), id: randomUUID(), machineId, machineDid: `did:service:${machineId}`, expiresAt: NOW + 300n, ...overrides };
 }
 
 /** A repository whose one-statement fast paths are recorded: the batch size each carried, and what it inserted. */
