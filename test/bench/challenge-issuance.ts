@@ -23,13 +23,13 @@ import { fileURLToPath } from "node:url";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, roleAllEnv, startCommand, startRole, type RoleProcess } from "../support/processes.js";
 import { runStandalone } from "./load.js";
-import { CORES, measureCpu, median, startCpuSplit, summarize, type BenchOptions, type CpuSplit, type Sample } from "./stats.js";
+import { CORES, measureCpu, median, splitPer, startCpuSplit, summarize, type BenchOptions, type CpuSplit, type Sample } from "./stats.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** One round; with `split`, also the CPU per request of PostgreSQL's server, the platform's chain and this generator. */
 async function round(url: string, options: BenchOptions, machineIds: string[] | undefined, pid?: number, split?: CpuSplit[]): Promise<Sample> {
-  const counting = startCpuSplit(pid);
+  const counting = split ? startCpuSplit(pid) : null;
   const sample = await measureCpu(pid, async () => {
     const result = await autocannon({
       url,
@@ -45,9 +45,8 @@ async function round(url: string, options: BenchOptions, machineIds: string[] | 
     });
     return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
   });
-  const used = counting();
   const n = sample.rps * options.durationS;
-  if (split && n > 0) split.push({ platform: (1000 * used.platform) / n, postgres: (1000 * used.postgres) / n, chain: (1000 * used.chain) / n, generator: (1000 * used.generator) / n });
+  if (counting && n > 0) split!.push(splitPer(counting(), n, 1000));
   return sample;
 }
 

@@ -20,7 +20,7 @@ import path from "node:path";
 import { PairingTokens, VERIFIED_TOKENS_LIMIT } from "../../subgraphs/markets/orders/pairing.token.js";
 import type { RoleProcess } from "../support/processes.js";
 import { call, closedLoop, onPostgres, runStandalone, startMarketsPlatform } from "./load.js";
-import { autocannonSample, CORES, median, startCpuSplit, summarize, type BenchOptions, type CpuSplit, type Sample } from "./stats.js";
+import { autocannonSample, CORES, median, splitPer, startCpuSplit, summarize, type BenchOptions, type CpuSplit, type Sample } from "./stats.js";
 
 const PAIRINGS = 8;
 
@@ -147,7 +147,7 @@ async function measure(label: string, dataDir: string, env: Record<string, strin
     const used = counting();
     const n = sample.rps * options.durationS;
     orders.push(sample);
-    split.push({ platform: used.platform / n, postgres: used.postgres / n, chain: used.chain / n, generator: used.generator / n });
+    split.push(splitPer(used, n));
   }
   console.log(`\nMarket orders create -> intent -> execute (demo provider), ${label}, ${options.connections} workers over ${PAIRINGS} pairings, ${options.rounds} x ${options.durationS}s (medians)`);
   const r = summarize("GET /api/v1/machines?limit=1 (stack)", read, 40);

@@ -137,5 +137,11 @@ export function startCpuSplit(pid: number | undefined): () => CpuSplit {
   });
 }
 
+/** A split per unit of work: each part divided by `count` and multiplied by `scale` (1000: milliseconds to microseconds). */
+export function splitPer(used: CpuSplit, count: number, scale = 1): CpuSplit {
+  const per = (ms: number) => (ms * scale) / count;
+  return { platform: per(used.platform), postgres: per(used.postgres), chain: per(used.chain), generator: per(used.generator) };
+}
+
 /** The machine's cores, for a ceiling set by CPU. */
 export const CORES = os.availableParallelism();
