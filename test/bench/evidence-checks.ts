@@ -8,6 +8,8 @@
  * faster than that floor, which is itself a fraction of one bare verify, so its goal is stated against the floor.
  */
 import { createPublicKey, createVerify, createPrivateKey, sign as signRaw } from "node:crypto";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { Signature, Wallet, verifyMessage } from "ethers";
 import { loadConfig } from "../../subgraphs/shared/config.js";
 import { createDemoVendor } from "../../subgraphs/shared/crypto/vendor-ca.js";
@@ -88,6 +90,7 @@ export async function benchEvidenceChecks(rounds: number): Promise<void> {
   };
   const first = await checkEvidence(seen, context);
   if (!first.ok) throw new Error(`bench evidence rejected: ${first.reason}`);
+  const before = await beforeCheckout(vendor, context, fresh.length, evidenceFor);
 
   // Baseline: one ECDSA P-256 / SHA-256 verification with node:crypto (OpenSSL).
   const key = createPrivateKey((await vendor.issueChip("baseline")).privateKeyPem);
@@ -104,17 +107,25 @@ export async function benchEvidenceChecks(rounds: number): Promise<void> {
   const framed = new TextEncoder().encode(`\x19Ethereum Signed Message:\n${controllerText.length}${controllerText}`);
 
   // The native work a new-leaf check cannot skip: the leaf's signature under the intermediate and the chip signature
-  // (two P-256 verifies), importing the leaf's public key (JWK, the cheapest import Node offers), the controller's
-  // secp256k1 recovery and the Keccak-256 of its message. Distinct keys, so no import is a cache hit.
-  const leafKeys = await Promise.all(Array.from({ length: 64 }, async (_, i) => createPrivateKey((await vendor.issueChip(`floor-${i}`)).privateKeyPem).export({ format: "jwk" })));
+  // (two P-256 verifies, the second under the new key, whose first use costs OpenSSL more), importing the leaf's public
+  // key (a JWK, as the check does: WebCrypto's raw import measured within a few percent of it, its JavaScript layer
+  // eating what OpenSSL saves), the controller's secp256k1 recovery and the Keccak-256 of its message. Distinct keys,
+  // so no import is a cache hit.
+  const leafKeys = await Promise.all(
+    Array.from({ length: 64 }, async (_, i) => {
+      const chipKey = createPrivateKey((await vendor.issueChip(`floor-${i}`)).privateKeyPem);
+      const { x, y } = chipKey.export({ format: "jwk" });
+      return { jwk: { kty: "EC", crv: "P-256", x, y }, signature: signRaw("sha256", message, chipKey) };
+    }),
+  );
   let nextKey = 0;
   const nativeFloor = () => {
-    const leafKey = createPublicKey({ key: { kty: "EC", crv: "P-256", x: leafKeys[nextKey]!.x, y: leafKeys[nextKey]!.y }, format: "jwk" });
+    const { jwk, signature: chipSignature } = leafKeys[nextKey]!;
     nextKey = (nextKey + 1) % leafKeys.length;
+    const leafKey = createPublicKey({ key: jwk, format: "jwk" });
     verifyOnce();
-    verifyOnce();
+    if (!createVerify("sha256").update(message).verify(leafKey, chipSignature)) throw new Error("bench floor signature");
     recoverAddressNative!(keccak256Native!(framed), parts);
-    return leafKey;
   };
 
   const rows: Array<[string, () => Promise<number>]> = [
@@ -126,6 +137,7 @@ export async function benchEvidenceChecks(rounds: number): Promise<void> {
     ["keccak 1.1 KB, native", () => perSecond(() => keccak256Native!(framed))],
     ["checkEvidence, leaf seen", () => perSecond(() => checkEvidence(seen, context))],
     ["checkEvidence, new leaf", () => perCount(FRESH_PER_ROUND, () => checkEvidence(takeFresh(), context))],
+    ...(before ? [["checkEvidence, new leaf, before", () => perCount(FRESH_PER_ROUND, before)] as [string, () => Promise<number>]] : []),
     ["new leaf's native floor", () => perSecond(nativeFloor)],
   ];
   const samples = rows.map(() => [] as number[]);
@@ -141,11 +153,37 @@ export async function benchEvidenceChecks(rounds: number): Promise<void> {
     console.log(`  ${name.padEnd(30)} ${value.toFixed(0).padStart(8)} /s${share}`);
   }
   const floor = medians[rows.length - 1]!;
-  const newLeaf = medians[rows.length - 2]!;
+  const newLeaf = medians[rows.findIndex(([name]) => name === "checkEvidence, new leaf")]!;
   console.log(`  new leaf / its native floor: ${((100 * newLeaf) / floor).toFixed(1)}% (the floor alone is ${((100 * floor) / b).toFixed(1)}% of the bare verify)`);
   const ours = 1e6 / newLeaf - 1e6 / floor;
   console.log(`  a new leaf costs ${ours.toFixed(0)} us per check beyond its native floor (the parsing and checks in JavaScript)`);
   console.log(`  goals: checkEvidence >= 2,000 /s per core; a new leaf >= 25% of the bare P-256 verify (above the floor: out of reach)`);
+}
+
+/**
+ * `BENCH_EVIDENCE_BEFORE=<dir>`: another checkout's `checkEvidence` on new leaves, in the same rounds, with the trust
+ * bundle loaded by that checkout's own code (the evidence itself is the same: this checkout's format).
+ */
+async function beforeCheckout(
+  vendor: Awaited<ReturnType<typeof createDemoVendor>>,
+  context: Omit<Parameters<typeof checkEvidence>[1], "trust">,
+  count: number,
+  evidenceFor: (chipName: string) => Promise<EvidenceFile>,
+): Promise<(() => Promise<unknown>) | undefined> {
+  const dir = process.env.BENCH_EVIDENCE_BEFORE;
+  if (!dir) return undefined;
+  const load = (file: string) => import(pathToFileURL(path.resolve(dir, "subgraphs", "verify", "evidence", file)).href);
+  const [{ checkEvidence: checkBefore }, { loadTrustBundle: loadBefore }] = await Promise.all([load("check.ts"), load("trust.ts")]);
+  const trust = await loadBefore(`${vendor.rootCertPem}\n${vendor.intermediateCertPem}`);
+  const beforeContext = { ...context, trust };
+  const evidence = await Promise.all(Array.from({ length: count }, (_, i) => evidenceFor(`before-${i}`)));
+  let next = 0;
+  return async () => {
+    const item = evidence[next++];
+    if (!item) throw new Error("bench ran out of fresh leaves (before)");
+    const verdict = await checkBefore(item, beforeContext);
+    if (!verdict.ok) throw new Error(`before checkout rejected the evidence: ${verdict.reason}`);
+  };
 }
 
 /** The controller message the evidence's controller signed, rebuilt as the check rebuilds it. */

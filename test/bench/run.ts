@@ -8,7 +8,7 @@
  *    PostgreSQL (a throw-away database) when DATABASE_URL is set; all for one machine (every request updates the same
  *    machine counter row) and spread over the four active demo machines. Target: 1,000 req/s on PostgreSQL.
  * 3. Evidence checks per second on one core (in-process checkEvidence on valid evidence) vs the bare ECDSA P-256
- *    verification it contains.
+ *    verification it contains (evidence-checks.ts; alone: BENCH_ONLY=evidence).
  * 4. GET /mcr/{did} (document 2) cached, against a bare node:http handler answering the same JSON, with the verify read
  *    route's ratio from step 1 as the target; and uncached (a second platform with MCR_CACHE_TTL=0).
  * 5. Scoring a machine with 10,000 events, cold and warm (mcr-scoring.ts).
@@ -64,8 +64,8 @@ async function load(opts: autocannon.Options): Promise<Sample> {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   const processes: RoleProcess[] = [];
-  if (process.env.BENCH_ONLY === "cli-startup") {
-    await benchCliStartup();
+  if (process.env.BENCH_ONLY === "cli-startup" || process.env.BENCH_ONLY === "evidence") {
+    await (process.env.BENCH_ONLY === "evidence" ? benchEvidenceChecks(ROUNDS) : benchCliStartup());
     await rm(dataDir, { recursive: true, force: true });
     return;
   }
