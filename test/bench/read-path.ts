@@ -15,7 +15,9 @@
  * and, when DATABASE_URL is set, its own throw-away PostgreSQL database (else PGlite); the before/after check then
  * compares statuses and item counts, as record IDs and times differ between platforms. On PostgreSQL the list is also
  * measured against its floor in the same rounds: a bare node:http handler that runs the list's statement on a pg pool
- * and answers the same bytes (statement-server.ts), what any Node server answering the route from PostgreSQL pays.
+ * and answers the same bytes (statement-server.ts), what any Node server answering the route from PostgreSQL pays;
+ * and against the shim alone over the operation's canned result (shim-alone-server.ts), which splits what the stack
+ * adds into the shim's HTTP side and the operation.
  */
 import autocannon from "autocannon";
 import { writeFile } from "node:fs/promises";
@@ -69,6 +71,8 @@ export interface ReadPathOptions {
   processes: RoleProcess[];
   /** The main platform's database when it is PostgreSQL (readRouteEnv): the markets list's floor reads it. */
   databaseUrl?: string;
+  /** The main platform's gateway (`/graphql`): the markets list's shim-alone server reads its canned answer there. */
+  graphqlUrl?: string;
 }
 
 /** A platform start on a loaded shared machine can take minutes (deploy, demo seeding, migrations). */
@@ -118,6 +122,15 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
     floorName = "floor: node:http + the statement (pg)";
     targets.push({ name: floorName, url: `http://127.0.0.1:${floorPort}/api/v1/machines`, pid: floor.child.pid, samples: [] });
   }
+  let shimAloneName: string | undefined;
+  if (READ_ROUTE === "markets-list" && options.graphqlUrl) {
+    const shimPort = await freePort();
+    const env = options.platformEnv(path.join(options.dataDir, "shim-alone"), [0, shimPort, 0, 0, 0, 0]);
+    const shim = await startRole([], env, 30_000, ["test/bench/shim-alone-server.ts", String(shimPort), options.graphqlUrl, env.DATA_DIR!]);
+    options.processes.push(shim);
+    shimAloneName = "shim alone (canned operation result)";
+    targets.push({ name: shimAloneName, url: `http://127.0.0.1:${shimPort}/api/v1/machines?limit=1`, pid: shim.child.pid, samples: [] });
+  }
   const before = process.env.BENCH_READ_BEFORE;
   if (before) {
     const { url, pid } = await startPlatformCopy(options, "before", {}, before);
@@ -160,10 +173,21 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
     // Each platform's CPU per request beyond the floor's: what the stack adds to the route's unavoidable work.
     paths.forEach((s, i) => {
       const name = targets[i + 1]!.name;
-      if (name === floorName || !s.cpuUs || !floor.cpuUs) return;
+      if (name === floorName || name === shimAloneName || !s.cpuUs || !floor.cpuUs) return;
       const extra = s.cpuUs - floor.cpuUs;
       console.log(`  ${`${name} / floor`.padEnd(44)} ${((100 * s.rps) / floor.rps).toFixed(1)}%  CPU ${s.cpuUs.toFixed(0)} us = floor ${floor.cpuUs.toFixed(0)} us + ${extra.toFixed(0)} us`);
     });
+    // The stack split in two: the shim's HTTP side (the shim alone beyond bare) and the operation (the rest).
+    const shimAlone = paths.find((_, i) => targets[i + 1]!.name === shimAloneName);
+    const platform = paths.find((_, i) => targets[i + 1]!.name === current);
+    if (shimAlone?.cpuUs && platform?.cpuUs && floor.cpuUs && bare!.cpuUs) {
+      const stack = platform.cpuUs - floor.cpuUs;
+      const http = shimAlone.cpuUs - bare!.cpuUs;
+      console.log(
+        `  the stack's ${stack.toFixed(0)} us = the shim's HTTP side ${http.toFixed(0)} us (shim alone ${shimAlone.cpuUs.toFixed(0)} us - bare) ` +
+          `+ the operation ${(stack - http).toFixed(0)} us (GraphQL execution, resolver, service, rule 1's verdict)`,
+      );
+    }
   }
   return { ratio, bareRps: bare!.rps };
 }

@@ -97,7 +97,10 @@ async function main(): Promise<void> {
     processes.push(platform);
     const readUrl = await readRouteUrl(ports, dataDir);
     const readPid = platform.child.pid;
-    const readOptions = { rounds: ROUNDS, durationS: DURATION_S, connections: READ_CONNECTIONS, dataDir, readUrl, readPid, platformEnv, processes, databaseUrl: readEnv.DATABASE_URL };
+    const readOptions = {
+      rounds: ROUNDS, durationS: DURATION_S, connections: READ_CONNECTIONS, dataDir, readUrl, readPid, platformEnv, processes,
+      databaseUrl: readEnv.DATABASE_URL, graphqlUrl: `http://127.0.0.1:${graphqlPort}/graphql`,
+    };
     const { ratio: verifyRatio, bareRps: bareRead } = await benchReadPath(readOptions);
     if (process.env.BENCH_ONLY === "read") return;
 
