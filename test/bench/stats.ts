@@ -145,3 +145,18 @@ export function splitPer(used: CpuSplit, count: number, scale = 1): CpuSplit {
 
 /** The machine's cores, for a ceiling set by CPU. */
 export const CORES = os.availableParallelism();
+
+/**
+ * This process's own peak resident memory in MB: `VmHWM` of /proc/self/status on Linux. `process.resourceUsage().maxRSS`
+ * is not that for a spawned process: Linux carries the parent's resident size at the spawn into the child's figure, so
+ * a child of a large bench process reports at least the parent's memory (where /proc is missing, it is all there is).
+ */
+export function peakRssMb(): number {
+  try {
+    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    if (kb !== undefined) return Number(kb) / 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS / 1024;
+}

@@ -14,22 +14,22 @@ import { LocalChunkStorage, createBuyerAccess, toHex, type ChunkManifest } from 
 import { downloadChunks, startDeliveryServer } from "../../../subgraphs/markets/stream/p2p/index.js";
 import { datasetIndex, encryptDataset } from "../../../clients/typescript/src/stream/dataset.js";
 import { decryptDataset } from "../../../clients/typescript/src/stream/fetch.js";
+import { peakRssMb } from "../stats.js";
 
 const MB = 1024 * 1024;
-const peakMb = () => (process.resourceUsage().maxRSS * 1024) / MB;
 const startRssMb = process.memoryUsage().rss / MB;
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const marks: Array<{ at: string; peakRssMb: number }> = [];
 const done = (role: string, bytes: number, extra: Record<string, unknown> = {}) => {
   const cpu = process.cpuUsage(cpu0);
-  console.log(JSON.stringify({ role, startRssMb, marks, peakRssMb: peakMb(), cpuSeconds: (cpu.user + cpu.system) / 1e6, seconds: (performance.now() - t0) / 1000, bytes, ...extra }));
+  console.log(JSON.stringify({ role, startRssMb, marks, peakRssMb: peakRssMb(), cpuSeconds: (cpu.user + cpu.system) / 1e6, seconds: (performance.now() - t0) / 1000, bytes, ...extra }));
 };
 const quarterMarker = (total: number) => {
   let next = total / 4;
   return (doneBytes: number) => {
     while (doneBytes >= next && marks.length < 4) {
-      marks.push({ at: `${Math.round((100 * next) / total)}%`, peakRssMb: peakMb() });
+      marks.push({ at: `${Math.round((100 * next) / total)}%`, peakRssMb: peakRssMb() });
       next += total / 4;
     }
   };

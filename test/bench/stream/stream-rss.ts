@@ -6,10 +6,10 @@
 import { randomBytes } from "node:crypto";
 import nacl from "tweetnacl";
 import { encryptStream } from "../../../subgraphs/markets/stream/index.js";
+import { peakRssMb } from "../stats.js";
 
 const MB = 1024 * 1024;
 const total = Number(process.argv[2] ?? 256) * MB;
-const peakMb = () => (process.resourceUsage().maxRSS * 1024) / MB;
 const startRssMb = process.memoryUsage().rss / MB;
 
 async function* generated(): AsyncGenerator<Uint8Array> {
@@ -29,7 +29,7 @@ for await (const chunk of encryptStream(generated(), {
 })) {
   done += chunk.ciphertext.length - 16;
   chunks += 1;
-  if (done >= (marks.length + 1) * quarter) marks.push({ mb: Math.round(done / MB), peakRssMb: peakMb() });
+  if (done >= (marks.length + 1) * quarter) marks.push({ mb: Math.round(done / MB), peakRssMb: peakRssMb() });
 }
 const mbPerS = total / MB / ((performance.now() - start) / 1000);
 console.log(JSON.stringify({ startRssMb, marks, chunks, mbPerS }));
