@@ -17,7 +17,10 @@
  * measured against its floor in the same rounds: a bare node:http handler that runs the list's statement on a pg pool
  * and answers the same bytes (statement-server.ts), what any Node server answering the route from PostgreSQL pays;
  * and against the shim alone over the operation's canned result (shim-alone-server.ts), which splits what the stack
- * adds into the shim's HTTP side and the operation.
+ * adds into the shim's HTTP side and the operation. Identical list reads arriving together share one statement
+ * (Database.read), so the list is also measured with every request asking for a page of its own: a cursor of its own
+ * before the one machine, the same answer, no two statements alike. That target shows what a request costs when it
+ * cannot share, and the split is taken from it.
  */
 import autocannon from "autocannon";
 import { writeFile } from "node:fs/promises";
@@ -26,6 +29,7 @@ import path from "node:path";
 import { createPostgresDatabase } from "../support/db.js";
 import { freePort, startCommand, startRole, type RoleProcess } from "../support/processes.js";
 import { LIST_FIRST } from "../../subgraphs/markets/machines/market-machine.repository.js";
+import { encodeCursor } from "../../subgraphs/markets/common/pagination.js";
 import { bindDemoMachine } from "./load.js";
 import { measureCpu, summarize, type Sample } from "./stats.js";
 
@@ -80,9 +84,21 @@ export const START_TIMEOUT_MS = 240_000;
 
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(1)).join(" / ");
 
-async function load(url: string, connections: number, duration: number, pid?: number): Promise<Sample> {
+let pageNumber = 0;
+
+/**
+ * The list's first page asked for with a cursor of its own: an instant in 1970 (before any machine) that no other
+ * request of the run uses, so the page is the same and no two statements have the same values.
+ */
+function distinctPage(url: string): string {
+  const { pathname } = new URL(url);
+  return `${pathname}?limit=1&cursor=${encodeCursor([new Date(++pageNumber).toISOString(), "m"])}`;
+}
+
+async function load(url: string, connections: number, duration: number, pid?: number, distinct = false): Promise<Sample> {
   return measureCpu(pid, async () => {
-    const result = await autocannon({ url, connections, duration });
+    const requests: autocannon.Request[] | undefined = distinct ? [{ setupRequest: (request) => ({ ...request, path: distinctPage(url) }) }] : undefined;
+    const result = await autocannon({ url, connections, duration, requests });
     return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
   });
 }
@@ -109,7 +125,7 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   const bareServer = await startRole([], {}, 30_000, ["test/bench/bare-server.ts", String(barePort), bodyFile]);
   options.processes.push(bareServer);
 
-  const targets: Array<{ name: string; url: string; pid?: number; samples: Sample[] }> = [
+  const targets: Array<{ name: string; url: string; pid?: number; samples: Sample[]; distinct?: boolean }> = [
     { name: "bare node:http (baseline)", url: `http://127.0.0.1:${barePort}${new URL(options.readUrl).pathname}`, pid: bareServer.child.pid, samples: [] },
   ];
   let floorName: string | undefined;
@@ -140,6 +156,13 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   }
   const current = READ_ROUTE === "verify" ? "REST shim -> gateway" : "REST shim (this code)";
   targets.push({ name: current, url: options.readUrl, pid: options.readPid, samples: [] });
+  let distinctName: string | undefined;
+  if (READ_ROUTE === "markets-list") {
+    const answer = Buffer.from(await (await fetch(new URL(distinctPage(options.readUrl), options.readUrl))).arrayBuffer());
+    if (!answer.equals(body)) throw new Error(`a page asked for with a cursor of its own answers other bytes: ${answer.toString()}`);
+    distinctName = "REST shim, a page of its own per request";
+    targets.push({ name: distinctName, url: options.readUrl, pid: options.readPid, samples: [], distinct: true });
+  }
   if (process.env.BENCH_READ_UNOBSERVED !== "0") {
     const { url, pid } = await startPlatformCopy(options, "unobserved", { LOG_REQUESTS: "0", REQUEST_METRICS: "0" });
     targets.push({ name: "shim, logs + metrics off", url, pid, samples: [] });
@@ -150,12 +173,12 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
   }
 
   console.error(`warming up the read path ...`);
-  for (const target of targets) await load(target.url, connections, 2);
+  for (const target of targets) await load(target.url, connections, 2, undefined, target.distinct);
   for (let round = 1; round <= rounds; round++) {
     console.error(`round ${round}/${rounds}: read route ...`);
     // Every other round in reverse order, so that no target always runs right after another.
     const order = round % 2 === 0 ? [...targets].reverse() : targets;
-    for (const target of order) target.samples.push(await load(target.url, connections, durationS, target.pid));
+    for (const target of order) target.samples.push(await load(target.url, connections, durationS, target.pid, target.distinct));
   }
   console.log(`\n${ROUTE_LABEL}, ${connections} connections, ${rounds} x ${durationS}s rounds (medians; load average ${loadAverage()})`);
   const [bare, ...paths] = targets.map((target) => summarize(target.name, target.samples, 34));
@@ -177,14 +200,15 @@ export async function benchReadPath(options: ReadPathOptions): Promise<{ ratio: 
       const extra = s.cpuUs - floor.cpuUs;
       console.log(`  ${`${name} / floor`.padEnd(44)} ${((100 * s.rps) / floor.rps).toFixed(1)}%  CPU ${s.cpuUs.toFixed(0)} us = floor ${floor.cpuUs.toFixed(0)} us + ${extra.toFixed(0)} us`);
     });
-    // The stack split in two: the shim's HTTP side (the shim alone beyond bare) and the operation (the rest).
+    // The stack split in two: the shim's HTTP side (the shim alone beyond bare) and the operation (the rest), for
+    // requests that share no statement (the floor shares none).
     const shimAlone = paths.find((_, i) => targets[i + 1]!.name === shimAloneName);
-    const platform = paths.find((_, i) => targets[i + 1]!.name === current);
+    const platform = paths.find((_, i) => targets[i + 1]!.name === (distinctName ?? current));
     if (shimAlone?.cpuUs && platform?.cpuUs && floor.cpuUs && bare!.cpuUs) {
       const stack = platform.cpuUs - floor.cpuUs;
       const http = shimAlone.cpuUs - bare!.cpuUs;
       console.log(
-        `  the stack's ${stack.toFixed(0)} us = the shim's HTTP side ${http.toFixed(0)} us (shim alone ${shimAlone.cpuUs.toFixed(0)} us - bare) ` +
+        `  the stack's ${stack.toFixed(0)} us${distinctName ? " (a page of its own per request)" : ""} = the shim's HTTP side ${http.toFixed(0)} us (shim alone ${shimAlone.cpuUs.toFixed(0)} us - bare) ` +
           `+ the operation ${(stack - http).toFixed(0)} us (GraphQL execution, resolver, service, rule 1's verdict)`,
       );
     }

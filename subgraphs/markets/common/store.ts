@@ -42,6 +42,14 @@ export class MarketsStore {
   }
 
   /**
+   * One read-only statement outside any transaction, shared with identical reads arriving while one runs
+   * (Database.read): the public lists' hot reads. The rows are frozen; copy one before changing it.
+   */
+  sharedRead<T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> {
+    return inStore(() => work(this.db.read), MarketsErrors.storeUnavailable, this.log);
+  }
+
+  /**
    * One statement that is its own transaction (the heartbeat's data-modifying CTE: its change and its audit event
    * commit together). With `beforeCommit` set (tests only) it runs inside a transaction followed by the hook, so the
    * injected-failure test proves the same statement leaves neither the change nor its event.

@@ -51,13 +51,14 @@ export class MarketMachineRepository {
   /**
    * Records with a stored identity proof, oldest first (keyset on createdAt, id). The public list is the markets
    * stack's hot read, so it is one fixed parameterised statement on the pool (a prepared statement per connection on
-   * PostgreSQL) instead of Prisma's query pipeline; the rows have Prisma's shape (MACHINE_COLUMNS).
+   * PostgreSQL) instead of Prisma's query pipeline; the rows have Prisma's shape (MACHINE_COLUMNS). Identical pages
+   * asked for at once share one execution (MarketsStore.sharedRead).
    */
   async listWithProof(page: PageRequest): Promise<{ items: MarketMachineRow[]; nextCursor: string | null }> {
     // The keyset checks the cursor's instant (VALIDATION_ERROR when it does not parse); the statement gets it as
     // JavaScript read it, so both sides compare the same instant.
     const after = createdAtKeyset(page).where.OR && page.after;
-    const rows = await this.store.statement((sql) =>
+    const rows = await this.store.sharedRead((sql) =>
       after
         ? sql<MarketMachineRow>(LIST_AFTER, [new Date(after[0]!).toISOString(), after[1], page.limit + 1])
         : sql<MarketMachineRow>(LIST_FIRST, [page.limit + 1]),

@@ -19,6 +19,7 @@ import { statementNamer } from "./statement-names.js";
 import { pgClientSession, pgliteSession, poolStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
 import { poolTransaction, prismaTransaction, type SqlTransaction } from "./sql-transaction.js";
 import { POOL_TYPES } from "./timestamp-parser.js";
+import { sharedReads } from "./shared-reads.js";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -34,6 +35,12 @@ export interface Database {
    * pipeline), on PGlite through Prisma (the one embedded connection is Prisma's to schedule).
    */
   statement: SqlStatement;
+  /**
+   * One read-only statement (a SELECT that changes nothing), run as {@link statement} runs one, except that identical
+   * reads (the same text and values) arriving while one runs share the next execution (shared-reads.ts). Its rows are
+   * frozen and may be shared with other callers.
+   */
+  read: SqlStatement;
   /**
    * An interactive transaction of plain SQL statements (sql-transaction.ts): on PostgreSQL one pooled connection
    * between BEGIN and COMMIT, on PGlite a Prisma interactive transaction; same timeout and metrics as Prisma's.
@@ -101,10 +108,13 @@ async function openPglite(dir: string | undefined, transactions: { maxWait: numb
   }
   const opened = pglite;
   const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPGlite(opened), transactionOptions: transactions }), "pglite");
+  const statement = prismaStatement(prisma);
   return {
     prisma,
     kind: "pglite",
-    statement: prismaStatement(prisma),
+    statement,
+    // The embedded database runs on this thread: reads gather for one turn of the event loop (shared-reads.ts).
+    read: sharedReads(statement, { gather: true }),
     transaction: prismaTransaction(prisma),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
@@ -163,10 +173,12 @@ async function openPostgres(
   const adapter = new PrismaPg(pool, { statementNameGenerator: (query) => name(query.sql) as string });
   const prisma = timeTransactions(new PrismaClient({ adapter, transactionOptions: transactions }), "postgres");
   const unobserve = observePool(pool);
+  const statement = poolStatement(pool, name);
   return {
     prisma,
     kind: "postgres",
-    statement: poolStatement(pool, name),
+    statement,
+    read: sharedReads(statement),
     transaction: poolTransaction(pool, name, transactions.timeout),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
