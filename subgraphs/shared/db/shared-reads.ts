@@ -13,6 +13,9 @@
  * the end of the event loop's current phase (`setImmediate`), and the identical reads of requests that arrived in the
  * same turn go with it.
  *
+ * Only for statements whose answer depends on nothing but their text and values (no session settings, no caller):
+ * two callers with the same text and values get the same rows.
+ *
  * The readers of one execution share its row objects, so the rows are frozen: code that changes a row fails loudly
  * instead of changing another request's answer. Each reader gets an array of its own. A failed execution fails every
  * reader it served with the same error.
