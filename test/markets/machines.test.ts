@@ -232,6 +232,43 @@ describe("GET /machines", () => {
   it("takes limit=500", async () => {
     expectOk(await api(p, "GET", "/machines?limit=500"));
   });
+
+  it("identical pages asked for at once, through REST and GraphQL, answer as each page asked alone", async () => {
+    // Identical pages arriving together share one statement and its rows (Database.read): no request's handling may
+    // change what another one answers.
+    const full = expectOk(await api(p, "GET", "/machines?limit=500"));
+    // The records bound by the tests above: with none, there would be no row to share.
+    expect(full.items.length).toBeGreaterThanOrEqual(3);
+    const two = expectOk(await api(p, "GET", "/machines?limit=2"));
+    const query = `{ marketMachines(limit: 500) { items { id status identityVerified labels identityProof { method signerAddress } } nextCursor } }`;
+    const alone = (await graphql(p.graphql, query)).body;
+    expect(alone.data.marketMachines.items).toHaveLength(full.items.length);
+    // The table held under a lock while the requests arrive: the first page of each kind waits in the database and
+    // the identical ones that arrive behind it share the next statement.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = prismaOf(p).$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe("LOCK TABLE market_machine IN ACCESS EXCLUSIVE MODE");
+        locked();
+        await released;
+      },
+      { timeout: 20_000 },
+    );
+    await lockTaken;
+    const answers = Promise.all([
+      Promise.all(Array.from({ length: 24 }, (_, i) => api(p, "GET", i % 3 === 0 ? "/machines?limit=2" : "/machines?limit=500"))),
+      Promise.all(Array.from({ length: 8 }, () => graphql(p.graphql, query))),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    await holder;
+    const [rest, overGraphql] = await answers;
+    rest.forEach((answer, i) => expect(expectOk(answer)).toEqual(i % 3 === 0 ? two : full));
+    for (const answer of overGraphql) expect(answer.body).toEqual(alone);
+  });
 });
 
 describe("PATCH /machines/:machineId", () => {
