@@ -37,8 +37,8 @@ export interface Database {
   statement: SqlStatement;
   /**
    * One read-only statement (a SELECT that changes nothing), run as {@link statement} runs one, except that identical
-   * reads (the same text and values) arriving while one runs share the next execution (shared-reads.ts). Its rows are
-   * frozen and may be shared with other callers.
+   * reads (the same text and values) arriving while one runs share the next execution (on PGlite, those of one turn of
+   * the event loop share one: shared-reads.ts). Its rows are frozen and may be shared with other callers.
    */
   read: SqlStatement;
   /**
