@@ -51,13 +51,27 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
 
 /**
  * Asks the holder for its pid; undefined if it does not answer within 5 s. A holder that is starting PGlite (compiling
- * its WASM) or runs on a loaded machine can take more than a second to answer; the wait only delays an error.
+ * its WASM) or runs on a loaded machine can take more than a second to answer; the wait only delays an error. A
+ * connection refused or closed without an answer is tried again (up to {@link PID_ATTEMPTS} times, 50 ms apart): the
+ * holder binds the name and then listens, two system calls, so a contender that finds the name taken between them is
+ * refused; on a loaded machine the holder can be descheduled there for milliseconds.
  */
-function holderPid(name: string): Promise<number | undefined> {
+async function holderPid(name: string): Promise<number | undefined> {
+  const deadline = Date.now() + 5000;
+  for (let attempt = 1; ; attempt++) {
+    const pid = await askPid(name, deadline - Date.now());
+    if (pid !== undefined || attempt === PID_ATTEMPTS || Date.now() + 50 >= deadline) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const PID_ATTEMPTS = 5;
+
+function askPid(name: string, timeoutMs: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     let answer = "";
     const socket = net.connect(name);
-    socket.setTimeout(5000, () => socket.destroy());
+    socket.setTimeout(timeoutMs, () => socket.destroy());
     socket.on("data", (chunk) => (answer += chunk.toString()));
     socket.on("error", () => resolve(undefined));
     socket.on("close", () => resolve(Number.parseInt(answer, 10) || undefined));
