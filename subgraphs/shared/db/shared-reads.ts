@@ -42,7 +42,10 @@ export function sharedReads(run: SqlStatement, { gather = false }: { gather?: bo
     return rows;
   }
 
-  /** Runs the readers that gathered while the execution before them ran, one execution at a time, until none is left. */
+  /**
+   * Runs the flight's waiting readers as one execution, then, one execution at a time, the readers that arrived while
+   * the one before ran, until none is left; then the flight ends.
+   */
   function drain(text: string, values: readonly unknown[], byValues: Map<string, Flight>, key: string, flight: Flight): void {
     const readers = flight.next;
     if (!readers) {
@@ -70,20 +73,16 @@ export function sharedReads(run: SqlStatement, { gather = false }: { gather?: bo
     if (key === undefined) return execute<Row>(text, values);
     let byValues = flights.get(text);
     if (!byValues) flights.set(text, (byValues = new Map()));
-    const flight = byValues.get(key);
-    if (flight) return new Promise<Row[]>((resolve, reject) => (flight.next ??= []).push({ resolve: resolve as Reader["resolve"], reject }));
-    if (gather) {
-      const gathered: Flight = { next: [] };
-      byValues.set(key, gathered);
-      setImmediate(() => drain(text, values, byValues, key, gathered));
-      return new Promise<Row[]>((resolve, reject) => gathered.next!.push({ resolve: resolve as Reader["resolve"], reject }));
+    const running = byValues.get(key);
+    const flight: Flight = running ?? { next: undefined };
+    const answer = new Promise<Row[]>((resolve, reject) => (flight.next ??= []).push({ resolve: resolve as Reader["resolve"], reject }));
+    if (!running) {
+      byValues.set(key, flight);
+      const start = () => drain(text, values, byValues, key, flight);
+      if (gather) setImmediate(start);
+      else start();
     }
-    const own: Flight = { next: undefined };
-    byValues.set(key, own);
-    const running = execute<Row>(text, values);
-    const next = () => drain(text, values, byValues, key, own);
-    running.then(next, next);
-    return running;
+    return answer;
   };
 }
 
