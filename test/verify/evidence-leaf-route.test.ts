@@ -108,6 +108,28 @@ function keyedVendor() {
   return { rootSecret, intermediateSecret, rootId, intermediateId, rootName, intermediateName, pem: toPem(root) + toPem(intermediate) };
 }
 
+/**
+ * A P-256 point whose x is written as x + p: the curve's equation holds modulo p, but the coordinate is not below the
+ * prime (x is the smallest one on the curve, so x + p still fits 32 bytes). Both sides must refuse it.
+ */
+function unreducedPoint(): Uint8Array {
+  const P = 2n ** 256n - 2n ** 224n + 2n ** 192n + 2n ** 96n - 1n;
+  const B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604bn;
+  const pow = (base: bigint, exponent: bigint) => {
+    let result = 1n;
+    for (let b = base % P, e = exponent; e > 0n; e >>= 1n, b = (b * b) % P) if (e & 1n) result = (result * b) % P;
+    return result;
+  };
+  for (let x = 0n; ; x++) {
+    const y2 = (((x * x * x - 3n * x + B) % P) + P) % P;
+    const y = pow(y2, (P + 1n) / 4n); // p = 3 mod 4
+    if ((y * y) % P !== y2) continue;
+    const bytes = (value: bigint) => hex(value.toString(16).padStart(64, "0"));
+    expect(p256.Point.fromBytes(new Uint8Array([4, ...bytes(x), ...bytes(y)])).x).toBe(x);
+    return new Uint8Array([4, ...bytes(x + P), ...bytes(y)]);
+  }
+}
+
 /** Compare the fast path, `validateChain` and pkijs alone on one leaf at one time; returns whether the fast path took it. */
 async function differential(bundle: TrustBundle, der: Uint8Array, at: Date): Promise<boolean> {
   const reference = await validateChainWithPkijs(der, bundle, at);
@@ -155,6 +177,8 @@ describe("new-leaf fast path agrees with pkijs", () => {
     ["a v1 certificate", () => certificate({ issuer: acmeIssuer, subject: cn("c20"), signer: acme.intermediateSecret, version: 0 }), false],
     ["a P-384 key", () => acme.issueChip("p384", { curve: "P-384" }).der, false],
     ["a point off the curve", () => certificate({ issuer: acmeIssuer, subject: cn("c21"), signer: acme.intermediateSecret, spki: new Uint8Array([...p256Spki(p256PublicPoint(deriveSecret("x"))).subarray(0, 90), 0]), extensions: [KU_SIGN] }), false],
+    ["a point's x not below the prime", () => certificate({ issuer: acmeIssuer, subject: cn("c21p"), signer: acme.intermediateSecret, spki: p256Spki(unreducedPoint()), extensions: [KU_SIGN] }), false],
+    ["a hybrid-encoded point (0x06 or 0x07)", () => { const point = p256PublicPoint(deriveSecret("hybrid")).slice(); point[0] = 6 + (point[64]! & 1); return certificate({ issuer: acmeIssuer, subject: cn("c21h"), signer: acme.intermediateSecret, spki: p256Spki(point), extensions: [KU_SIGN] }); }, false],
     ["an expired leaf", () => certificate({ issuer: acmeIssuer, subject: cn("c22"), signer: acme.intermediateSecret, notBefore: new Date("2020-01-01Z"), notAfter: new Date("2026-05-01Z"), extensions: [KU_SIGN] }), false],
     ["a leaf not yet valid", () => certificate({ issuer: acmeIssuer, subject: cn("c23"), signer: acme.intermediateSecret, notBefore: new Date("2026-07-01Z"), extensions: [KU_SIGN] }), false],
     ["a leaf signed by another key", () => certificate({ issuer: acmeIssuer, subject: cn("c24"), signer: deriveSecret("nobody"), extensions: [KU_SIGN] }), false],

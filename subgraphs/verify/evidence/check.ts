@@ -7,7 +7,7 @@
  */
 import { verify } from "node:crypto";
 import type { ChipVendorProfile, ServiceNamespace } from "../../shared/config.js";
-import { bigIntToBytes, fromBase64url, fromHex, sha256, toHex } from "./encoding.js";
+import { fromBase64url, fromHex, sha256, toHex } from "./encoding.js";
 import {
   CONTROLLER_PROOF_SCHEME,
   REVOCATION_STATUS,
@@ -113,7 +113,7 @@ async function certificateAndSignatureProblem(e: EvidenceFile, ctx: EvidenceChec
   if (e.certificate.fingerprintSha256 !== fingerprint) return "certificate: fingerprint mismatch";
   if (e.transcript.certificateFingerprintSha256 !== fingerprint) return "transcript: certificate fingerprint mismatch";
 
-  const chain = await validateChain(leafDer, ctx.trust, ctx.now);
+  const chain = await validateChain(leafDer, ctx.trust, ctx.now, fingerprint);
   if (!chain.ok) return chain.reason;
   const { publicKey } = chain.leaf;
   if (e.certificate.publicKey !== toHex(publicKey)) return "certificate: publicKey mismatch";
@@ -121,17 +121,18 @@ async function certificateAndSignatureProblem(e: EvidenceFile, ctx: EvidenceChec
   if (e.chipRef !== ref) return "chipRef mismatch";
 
   const chipSignature = fromHex(e.proof.chipSignature)!;
-  const scalars = decodeChipSignature(chipSignature);
-  if (!scalars) return "chip signature: not two minimal DER INTEGERs in range";
+  if (!decodeChipSignature(chipSignature)) return "chip signature: not two minimal DER INTEGERs in range";
   const prehashInput = chipPrehashInput(e.transcript, ref);
   const prehash = sha256(prehashInput);
-  const compact = new Uint8Array(64);
-  compact.set(bigIntToBytes(scalars.r, 32));
-  compact.set(bigIntToBytes(scalars.s, 32), 32);
   // The chip signed prehash = SHA-256(prehashInput) without hashing again, which is exactly ECDSA-with-SHA-256 over
   // prehashInput: OpenSSL verifies that many times faster than pure JS. High s is allowed: chips do not normalise,
-  // and the controller signature covers these exact bytes, so the evidence stays non-malleable.
-  const chipOk = verify("sha256", prehashInput, { key: chain.leaf.key, dsaEncoding: "ieee-p1363" }, compact);
+  // and the controller signature covers these exact bytes, so the evidence stays non-malleable. The two INTEGERs,
+  // minimal and at most 35 bytes each, become the DER ECDSA-Sig-Value OpenSSL reads under a one-byte SEQUENCE header.
+  const sigValue = new Uint8Array(2 + chipSignature.length);
+  sigValue[0] = 0x30;
+  sigValue[1] = chipSignature.length;
+  sigValue.set(chipSignature, 2);
+  const chipOk = verify("sha256", prehashInput, chain.leaf.key, sigValue);
   if (!chipOk) return "chip signature: invalid";
 
   const controller = decodeControllerSignature(fromHex(e.controllerProof.signature)!);

@@ -3,7 +3,7 @@
  * byte string (lowercase hex, unpadded base64url with zero trailing bits), so two different evidence texts can never
  * carry the same bytes and the canonical-bytes rule stays meaningful inside string values too.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 const LOWER_HEX = /^0x(?:[0-9a-f]{2})*$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -36,10 +36,13 @@ export function fromBase64url(text: string): Uint8Array | null {
   return new Uint8Array(bytes);
 }
 
+/**
+ * SHA-256 of the parts one after the other. One-shot `crypto.hash`: a `createHash` object is a stream, whose set-up
+ * cost more than hashing the few hundred bytes an evidence check hashes at a time.
+ */
 export function sha256(...parts: Uint8Array[]): Uint8Array {
-  const hash = createHash("sha256");
-  for (const part of parts) hash.update(part);
-  return new Uint8Array(hash.digest());
+  const digest = hash("sha256", parts.length === 1 ? parts[0]! : Buffer.concat(parts), "buffer");
+  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
 }
 
 const encoder = new TextEncoder();

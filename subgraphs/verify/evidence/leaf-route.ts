@@ -2,7 +2,9 @@
  * The fast path for a new chip leaf: the bundle's part of every path (which intermediate chains to which pinned root)
  * is worked out once when the bundle loads, with pkijs' own issuer search; a leaf read by the strict reader
  * (leaf-der.ts) then needs only its own checks: the one issuer pkijs would find for it, the name chaining, its
- * signature under that intermediate's key (OpenSSL), the validity windows at the check time and its P-256 point.
+ * signature under that intermediate's key (OpenSSL), the validity windows at the check time and its P-256 point (the
+ * key's import into OpenSSL, which the chip signature's check needs anyway, refuses any point that is not on the
+ * curve, or whose coordinates are not below the field's prime, as pkijs' side refuses it).
  *
  * It only ever accepts: every leaf it cannot prove valid exactly as pkijs' CertificateChainValidationEngine would
  * (same path leaf -> intermediate -> root, same validity window) answers null, and the caller runs pkijs, so outcomes
@@ -14,7 +16,6 @@
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { p256 } from "@noble/curves/nist.js";
 import { bytesEqual } from "./encoding.js";
 import { readChipLeaf, type ChipLeafFields, type NameAttribute } from "./leaf-der.js";
 
@@ -183,14 +184,15 @@ function stringPrep(input: string): string {
 }
 
 /**
- * Validate a leaf through a planned route at `at`. Returns the leaf's P-256 point and the path's validity window when
- * pkijs would accept the leaf with the path leaf -> routed intermediate -> its root; null when it cannot tell.
+ * Validate a leaf through a planned route at `at`. Returns the leaf's P-256 point, its key and the path's validity
+ * window when pkijs would accept the leaf with the path leaf -> routed intermediate -> its root; null when it cannot
+ * tell.
  */
 export function validateLeafFast(
   leafDer: Uint8Array,
   routes: LeafRoutes,
   at: Date,
-): { point: Uint8Array; window: ValidityWindow } | null {
+): { point: Uint8Array; key: KeyObject; window: ValidityWindow } | null {
   const leaf = readChipLeaf(leafDer);
   if (!leaf) return null;
   const issuerName = leafName(leaf.issuer);
@@ -213,13 +215,29 @@ export function validateLeafFast(
     notAfter: Math.min(leaf.notAfter, route.window.notAfter),
   };
   if (!(window.notBefore <= atMs && atMs <= window.notAfter)) return null;
+  let key: KeyObject;
   try {
     if (!verify("sha256", leaf.tbs, route.key, leaf.signature)) return null;
-    p256.Point.fromBytes(leaf.point).assertValidity();
+    key = p256KeyObject(leaf.point);
   } catch {
     return null;
   }
-  return { point: leaf.point, window };
+  return { point: leaf.point, key, window };
+}
+
+/**
+ * A node:crypto key for an uncompressed P-256 point (65 bytes, 0x04 || X || Y). Imported as a JWK: OpenSSL 3 builds
+ * it straight from the coordinates and checks the point (each coordinate below the prime, on the curve, of the
+ * group's order), where a DER import goes through its decoder search (about 60 us more per key). The JWK carries only
+ * the coordinates, so the encoding's first byte is checked here. Throws for any point either check refuses.
+ */
+export function p256KeyObject(point: Uint8Array): KeyObject {
+  if (point.length !== 65 || point[0] !== 0x04) throw new Error("not an uncompressed P-256 point");
+  const bytes = Buffer.from(point.buffer, point.byteOffset, point.byteLength);
+  return createPublicKey({
+    key: { kty: "EC", crv: "P-256", x: bytes.subarray(1, 33).toString("base64url"), y: bytes.subarray(33, 65).toString("base64url") },
+    format: "jwk",
+  });
 }
 
 /** The single bundle certificate pkijs would consider as the leaf's issuer, when it is a routed intermediate. */

@@ -15,7 +15,7 @@ import * as pkijs from "pkijs";
 import { p256 } from "@noble/curves/nist.js";
 import { bytesEqual, sha256, toHex } from "./encoding.js";
 import { p256Spki } from "./format.js";
-import { planLeafRoutes, validateLeafFast, type LeafRoutes, type ValidityWindow } from "./leaf-route.js";
+import { p256KeyObject, planLeafRoutes, validateLeafFast, type LeafRoutes, type ValidityWindow } from "./leaf-route.js";
 
 export class TrustBundleError extends Error {}
 
@@ -74,14 +74,19 @@ export async function loadTrustBundle(pemText: string): Promise<TrustBundle> {
  * only on the leaf, the bundle and the time (revocation is not evaluated), so a cached success is reused while `at`
  * stays inside that window. Failures are not cached.
  */
-export async function validateChain(leafDer: Uint8Array, bundle: TrustBundle, at: Date): Promise<ChainResult> {
-  const fingerprint = toHex(sha256(leafDer));
+export async function validateChain(
+  leafDer: Uint8Array,
+  bundle: TrustBundle,
+  at: Date,
+  /** `0x` + SHA-256 of `leafDer`, when the caller has it already (the certificate fingerprint). */
+  fingerprint = toHex(sha256(leafDer)),
+): Promise<ChainResult> {
   const cached = bundle.validated.get(fingerprint, at.getTime());
   if (cached) return { ok: true, leaf: cached };
   try {
     const fast = validateLeafFast(leafDer, bundle.routes, at);
     const result: UncachedResult = fast
-      ? { ok: true, leaf: { publicKey: fast.point, key: p256KeyObject(fast.point) }, window: fast.window }
+      ? { ok: true, leaf: { publicKey: fast.point, key: fast.key }, window: fast.window }
       : await validateUncached(leafDer, bundle, at);
     if (result.ok) bundle.validated.set(fingerprint, result.leaf, result.window);
     return result.ok ? { ok: true, leaf: result.leaf } : result;
@@ -243,18 +248,6 @@ export function p256PublicKey(cert: pkijs.Certificate): Uint8Array | null {
   // Reject odd encodings of the same key (e.g. unused bits in the BIT STRING) by comparing with the canonical DER.
   if (!bytesEqual(new Uint8Array(spki.toSchema().toBER()), p256Spki(point))) return null;
   return point;
-}
-
-/**
- * A node:crypto key for a validated P-256 point. Imported as a JWK: OpenSSL 3 builds it straight from the
- * coordinates, where a DER import goes through its decoder search (about 60 us more per key).
- */
-function p256KeyObject(point: Uint8Array): KeyObject {
-  const bytes = Buffer.from(point.buffer, point.byteOffset, point.byteLength);
-  return createPublicKey({
-    key: { kty: "EC", crv: "P-256", x: bytes.subarray(1, 33).toString("base64url"), y: bytes.subarray(33, 65).toString("base64url") },
-    format: "jwk",
-  });
 }
 
 function isCa(cert: pkijs.Certificate): boolean {
