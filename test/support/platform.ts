@@ -12,6 +12,7 @@ import { consoleLogger, startPlatform, type RunningPlatform, type StartOptions }
 import { rateLimitClock, type ManualClock } from "./clock.js";
 import { GENEROUS_LIMITS } from "./config.js";
 import { chainTemplateApplies, copyChainTemplate } from "./chain-template.js";
+import { copyDatabaseTemplate, databaseTemplateApplies } from "./database-template.js";
 import { createPostgresDatabase, usesPostgres } from "./db.js";
 
 export { eventually, waitUntil } from "./wait.js";
@@ -63,6 +64,8 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
   });
   // A deployed, seeded chain copied in instead of deploying and seeding again (chain-template.ts).
   if (chainTemplateApplies(config, !env.DATA_DIR)) await copyChainTemplate(config, dataDir);
+  // A migrated embedded database copied in instead of initdb and the migrations (database-template.ts).
+  if (databaseTemplateApplies(config, !env.DATA_DIR)) await copyDatabaseTemplate(dataDir);
   // No wall-clock window boundary may fall inside a test's sequence of requests: the windows stand still.
   const frozenWindows = options.rateLimitClock ? undefined : rateLimitClock(config.rateLimits.windowMs);
   const platform = await startPlatform({ kind: "all" }, config, consoleLogger(config.logLevel), {
