@@ -57,7 +57,7 @@ function importedPackages(entries: string[]): Set<string> {
   const packages = new Set<string>();
   const seen = new Set<string>();
   const pending = entries.map((entry) => path.join(root, entry));
-  const specifier = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
+  const specifier = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
   while (pending.length > 0) {
     const file = pending.pop()!;
     if (seen.has(file)) continue;

@@ -258,4 +258,38 @@ describe(`escrow refund and execute claim their transitions (${usesPostgres ? "P
     expect(await escrowState(refunded)).toBe("refunded");
     expect(outcome(await post(refunded, "/payment/refund"), "late")).toEqual([409, "ORDER_CLOSED", "late"]);
   }, 60_000);
+
+  it("a release sent while another one's transaction waits to be mined shares that transaction: both answer the transition, the escrow pays out once", async () => {
+    await minedReceipt(await (stablecoin.connect(new NonceManager(agent)) as Contract).approve(payments.escrow.address, AMOUNT_RAW));
+    const orderId = await escrowedOrder();
+    expectOk(await post(orderId, "/execute"));
+    expectOk(await post(orderId, "/confirm"));
+    const payeeBefore = (await stablecoin.balanceOf(payments.payee.address)) as bigint;
+    const pending = async () => Number(BigInt((await provider.send("txpool_status", [])).pending));
+    await provider.send("evm_setAutomine", [false]);
+    let first: Promise<HttpAnswer> | undefined;
+    let second: Promise<HttpAnswer> | undefined;
+    try {
+      first = post(orderId, "/payment/release");
+      // The first release's transaction is in the pool, not mined: a second send now would be refused by the escrow
+      // (its gas estimate sees the pending release) while the latest block still shows the escrow locked.
+      for (const deadline = Date.now() + 10_000; (await pending()) === 0; ) {
+        if (Date.now() > deadline) throw new Error("the first release sent no transaction");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      second = post(orderId, "/payment/release");
+      await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 1_500))]);
+      expect(await pending()).toBe(1);
+    } finally {
+      await provider.send("evm_setAutomine", [true]);
+    }
+    const answers = await Promise.all([first!, second!]);
+    for (const answer of answers) expect(expectOk(answer).item).toMatchObject({ orderStatus: "confirmed", payment: { status: "released" } });
+    const payment = await prismaOf(p).marketPayment.findUniqueOrThrow({ where: { orderId } });
+    const txHash = (payment.details as { release?: { txHash?: string } }).release?.txHash;
+    expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await provider.getTransactionReceipt(txHash!))?.status).toBe(1);
+    expect(await escrowState(orderId)).toBe("released");
+    expect(await stablecoin.balanceOf(payments.payee.address)).toBe(payeeBefore + AMOUNT_RAW);
+  }, 60_000);
 });

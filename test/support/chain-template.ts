@@ -71,24 +71,30 @@ async function templateKey(config: PlatformConfig): Promise<string> {
 
 /** Starts the chain once in a scratch directory, stops it (its state dumped) and publishes the directory. */
 async function makeTemplate(config: PlatformConfig, dir: string): Promise<void> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), `${TEMPLATE_PREFIX}build-`));
-  try {
+  await publishTemplate(TEMPLATE_PREFIX, dir, async (scratch) => {
     const chain = await openPlatformChain({ ...config, dataDir: scratch });
     await chain.stop();
+  });
+}
+
+/**
+ * Builds a template directory in a scratch directory beside it and renames it to `dir`; when another worker
+ * published the same template first, theirs is used. Then removes this kind's templates (named `<prefix>...` under
+ * the OS temp directory) older than an hour: earlier runs' leftovers.
+ */
+export async function publishTemplate(prefix: string, dir: string, build: (scratch: string) => Promise<void>): Promise<void> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), `${prefix}build-`));
+  try {
+    await build(scratch);
     await rename(scratch, dir).catch(async (error: NodeJS.ErrnoException) => {
-      // Another worker published the same template first: use theirs.
       if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
     });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  await removeOldTemplates();
-}
-
-async function removeOldTemplates(): Promise<void> {
   const tmp = os.tmpdir();
   for (const name of await readdir(tmp).catch(() => [] as string[])) {
-    if (!name.startsWith(TEMPLATE_PREFIX)) continue;
+    if (!name.startsWith(prefix)) continue;
     const full = path.join(tmp, name);
     const age = Date.now() - (await stat(full).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
     if (age > TEMPLATE_REMOVE_AFTER_MS) await rm(full, { recursive: true, force: true }).catch(() => {});

@@ -18,17 +18,16 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { cp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PlatformConfig } from "../../subgraphs/shared/config.js";
 import { openDatabase } from "../../subgraphs/shared/db/index.js";
 import { loadMigrations } from "../../subgraphs/shared/db/migrations.js";
+import { publishTemplate } from "./chain-template.js";
 
 const TEMPLATE_PREFIX = "platform-pglite-template-";
-/** Templates older than this are removed when a new one is made (earlier runs' leftovers). */
-const TEMPLATE_REMOVE_AFTER_MS = 60 * 60_000;
 
 let key: Promise<string> | undefined;
 
@@ -50,28 +49,10 @@ function templateKey(): Promise<string> {
 
 /** Opens the database once in a scratch directory (initdb and the migrations), closes it and publishes it. */
 async function makeTemplate(dir: string): Promise<void> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), `${TEMPLATE_PREFIX}build-`));
-  try {
+  await publishTemplate(TEMPLATE_PREFIX, dir, async (scratch) => {
     const db = await openDatabase({ dataDir: scratch });
     await db.close();
-    await rename(scratch, dir).catch(async (error: NodeJS.ErrnoException) => {
-      // Another worker published the same template first: use theirs.
-      if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
-    });
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
-  await removeOldTemplates();
-}
-
-async function removeOldTemplates(): Promise<void> {
-  const tmp = os.tmpdir();
-  for (const name of await readdir(tmp).catch(() => [] as string[])) {
-    if (!name.startsWith(TEMPLATE_PREFIX)) continue;
-    const full = path.join(tmp, name);
-    const age = Date.now() - (await stat(full).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-    if (age > TEMPLATE_REMOVE_AFTER_MS) await rm(full, { recursive: true, force: true }).catch(() => {});
-  }
+  });
 }
 
 /** Copies a migrated embedded database into `dataDir` (made first when there is none for these migrations). */

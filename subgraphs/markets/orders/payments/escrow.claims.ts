@@ -19,12 +19,28 @@ export async function giveBackLockClaim(store: MarketsStore, escrow: EscrowRail,
   });
 }
 
+/** The release or refund transactions this process is sending now, per escrow rail, by action and order. */
+const sending = new WeakMap<EscrowRail, Map<string, Promise<string | null>>>();
+
 /**
  * The escrow's release or refund, sent once: an escrow already in that state on chain (sent by an earlier call whose
- * record did not commit, or by a concurrent call) answers null without a transaction, also when this call's own send
- * failed because the other one got there first.
+ * record did not commit, or by another instance) answers null without a transaction, also when this call's own send
+ * failed because the other one got there first. Calls in this process for the same order and action while one is
+ * sending share it and answer its transaction: a second send would be refused by the escrow while the first is not
+ * yet mined into the latest block, and the state read after that refusal could not yet tell it was done.
  */
-export async function escrowOnce(escrow: EscrowRail, orderId: string, action: "release" | "refund"): Promise<string | null> {
+export function escrowOnce(escrow: EscrowRail, orderId: string, action: "release" | "refund"): Promise<string | null> {
+  let byKey = sending.get(escrow);
+  if (!byKey) sending.set(escrow, (byKey = new Map()));
+  const key = `${action}:${orderId}`;
+  const running = byKey.get(key);
+  if (running) return running;
+  const started = sendOnce(escrow, orderId, action).finally(() => byKey.delete(key));
+  byKey.set(key, started);
+  return started;
+}
+
+async function sendOnce(escrow: EscrowRail, orderId: string, action: "release" | "refund"): Promise<string | null> {
   const done = action === "release" ? "released" : "refunded";
   if ((await escrow.read(orderId)).state === done) return null;
   try {
