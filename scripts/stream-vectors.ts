@@ -3,7 +3,7 @@
  * nonces, ephemeral sealed-box keys) comes from a documented deterministic generator, so the outputs are a pure
  * function of the inputs. `tsx scripts/stream-vectors.ts` rewrites the section; `--check` fails when it is stale;
  * both refuse chunks that libsodium's XChaCha20-Poly1305 does not open (a second implementation, not the one that
- * sealed them); test/stream/vectors.test.ts recomputes the outputs from the inputs it parses out of the doc.
+ * sealed them); test/stream/formats/vectors.test.ts recomputes the outputs from the inputs it parses out of the doc.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";

@@ -6,7 +6,7 @@
  *
  * Every output is a pure function of the inputs: certificates are signed with RFC 6979 nonces (@noble/curves), the
  * chip signs the prehash with RFC 6979, and the controller uses ethers' deterministic personal_sign.
- * test/verify/evidence-vectors.test.ts recomputes the vectors so the doc cannot go stale.
+ * test/verify/evidence/evidence-vectors.test.ts recomputes the vectors so the doc cannot go stale.
  */
 import "reflect-metadata";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -21,7 +21,7 @@ import { controllerMessage, finalize, normalizeChipSignature, prepare } from "..
 import { parseEvidenceFile } from "../subgraphs/verify/evidence/parse.js";
 import type { ChipChallenge } from "../subgraphs/verify/evidence/schema.js";
 import { loadTrustBundle } from "../subgraphs/verify/evidence/trust.js";
-import { issueCertificate, KEY_USAGE, p256PublicPoint, toPem } from "../test/verify/evidence-fixtures.js";
+import { issueCertificate, KEY_USAGE, p256PublicPoint, toPem } from "../test/verify/evidence/evidence-fixtures.js";
 
 export interface VectorInputs {
   namespace: { didMethod: string; verifier: string };

@@ -1,7 +1,7 @@
 /**
  * One example request per route, filled from the demo fixture (`<dataDir>/demo.json`) so it names things the
  * platform seeded: path parameters by name, the markets routes' own samples (`machineRuleOf(route).sample`, the
- * requests test/markets/machine-guard.test.ts proves pass every other check), and bodies of the other families.
+ * requests test/markets/machines/machine-guard.test.ts proves pass every other check), and bodies of the other families.
  */
 import type { DemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import type { RouteDefinition } from "../route-definition.js";

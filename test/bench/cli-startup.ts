@@ -19,7 +19,7 @@ import { Wallet } from "ethers";
 import { readDemoFixture } from "../../subgraphs/shared/chain/demo-fixture.js";
 import { startSeededChain } from "../chain/helpers.js";
 import { freePort } from "../support/processes.js";
-import { makeChallenge } from "../verify/evidence-fixtures.js";
+import { makeChallenge } from "../verify/evidence/evidence-fixtures.js";
 import { median } from "./stats.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

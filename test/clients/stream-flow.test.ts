@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buyStream, createMarketsClient, FlowError, newStreamBuyer, type FlowProgress } from "../../clients/typescript/src/index.js";
 import { runCli } from "../support/cli.js";
 import { createSeller, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../stream/helpers.js";
-import { sameFiles, startServe, writeDataset, writeSellerFile, type ServeProcess } from "../stream/cli-helpers.js";
+import { sameFiles, startServe, writeDataset, writeSellerFile, type ServeProcess } from "../stream/cli/cli-helpers.js";
 
 let p: MarketsPlatform;
 let chain: JsonRpcProvider;

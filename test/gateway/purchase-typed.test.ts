@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { introspectServedSchema, typeFields as fields } from "../support/served-schema.js";
 import { graphql } from "../support/platform.js";
 import { agentHeaders, api, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
-import { createMarket, purchaseBody, type Market } from "../stream/purchases-helpers.js";
+import { createMarket, purchaseBody, type Market } from "../stream/purchases/purchases-helpers.js";
 
 const TTL_SECONDS = 900;
 const PURCHASE = `query ($id: String!, $token: String) { purchase(purchaseId: $id, pairingToken: $token) {

@@ -27,7 +27,7 @@ import {
   type MarketsPlatform,
   type SeededListing,
   type StreamSeller,
-} from "../stream/orders-helpers.js";
+} from "../stream/orders/orders-helpers.js";
 
 const ORDER_TTL_SECONDS = 900;
 

@@ -13,7 +13,7 @@ import { toHex } from "../../subgraphs/markets/stream/index.js";
 import { graphql } from "../support/platform.js";
 import { seedBoundMachine, sessionOf } from "../support/machine-sessions.js";
 import { createListing } from "../stream/helpers.js";
-import { createSeller, putCapabilities, TCP_CAPABILITY } from "../stream/purchases-helpers.js";
+import { createSeller, putCapabilities, TCP_CAPABILITY } from "../stream/purchases/purchases-helpers.js";
 import {
   agentHeaders,
   api,

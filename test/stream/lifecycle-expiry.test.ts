@@ -26,8 +26,8 @@ import {
   transferToPayee,
   type MarketsPlatform,
   type SeededListing,
-} from "./orders-helpers.js";
-import { buyerCall, chainOf, createMarket, purchaseBody, purchaseKinds, purchaseState, type Market } from "./purchases-helpers.js";
+} from "./orders/orders-helpers.js";
+import { buyerCall, chainOf, createMarket, purchaseBody, purchaseKinds, purchaseState, type Market } from "./purchases/purchases-helpers.js";
 
 const TTL_MS = 60_000;
 

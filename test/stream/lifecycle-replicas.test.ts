@@ -14,8 +14,8 @@ import { POSTGRES_SKIP_MESSAGE, usesPostgres } from "../support/db.js";
 import {
   createStreamOrder, expectOk, marketsServices, newBuyer, PLATFORM_START_TIMEOUT_MS, prismaOf, seedListing, startMarketsPlatform, streamPayer,
   type MarketsPlatform, type SeededListing,
-} from "./orders-helpers.js";
-import { buyerCall, createMarket, purchaseBody, type Market } from "./purchases-helpers.js";
+} from "./orders/orders-helpers.js";
+import { buyerCall, createMarket, purchaseBody, type Market } from "./purchases/purchases-helpers.js";
 
 const TTL = { STREAM_ORDER_PAYMENT_TTL_SECONDS: "60", STREAM_PURCHASE_PAYMENT_TTL_SECONDS: "60" };
 

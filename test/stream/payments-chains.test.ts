@@ -22,8 +22,8 @@ import { loadPaymentsConfig } from "../../subgraphs/shared/config/payments.js";
 import { spendTransfer } from "../../subgraphs/markets/orders/payments/spent.repository.js";
 import { agentHeaders, api, createOrder, expectMarketsError, providerMachineWithAgent, expectOk, PLATFORM_START_TIMEOUT_MS, prismaOf, startMarketsPlatform, type MarketsPlatform } from "../markets/helpers.js";
 import { graphql } from "../support/platform.js";
-import { buyerCall, chainOf, createMarket, purchaseBody, purchaseState, type Market } from "./purchases-helpers.js";
-import { newBuyer, orderState } from "./orders-helpers.js";
+import { buyerCall, chainOf, createMarket, purchaseBody, purchaseState, type Market } from "./purchases/purchases-helpers.js";
+import { newBuyer, orderState } from "./orders/orders-helpers.js";
 
 const CHAIN_B = 424242;
 

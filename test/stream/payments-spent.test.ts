@@ -26,8 +26,8 @@ import {
   type MarketsPlatform,
 } from "../markets/helpers.js";
 import { createListing } from "./helpers.js";
-import { buyerCall, chainOf, createMarket, purchaseBody, purchaseState, type Market } from "./purchases-helpers.js";
-import { newBuyer, orderState } from "./orders-helpers.js";
+import { buyerCall, chainOf, createMarket, purchaseBody, purchaseState, type Market } from "./purchases/purchases-helpers.js";
+import { newBuyer, orderState } from "./orders/orders-helpers.js";
 
 const AMOUNT = 10_000n; // 0.01 USD: the demo price feed's market price, the listing's price
 type Kind = "market" | "order" | "purchase";

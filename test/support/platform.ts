@@ -11,8 +11,8 @@ import type { DemoFixture, DemoMachine } from "../../subgraphs/shared/chain/demo
 import { consoleLogger, startPlatform, type RunningPlatform, type StartOptions } from "../../gateway/platform.js";
 import { rateLimitClock, type ManualClock } from "./clock.js";
 import { GENEROUS_LIMITS } from "./config.js";
-import { chainTemplateApplies, copyChainTemplate } from "./chain-template.js";
-import { copyDatabaseTemplate, databaseTemplateApplies } from "./database-template.js";
+import { chainTemplateApplies, copyChainTemplate } from "./templates/chain-template.js";
+import { copyDatabaseTemplate, databaseTemplateApplies } from "./templates/database-template.js";
 import { createPostgresDatabase, usesPostgres } from "./db.js";
 
 export { eventually, waitUntil } from "./wait.js";

@@ -119,7 +119,7 @@ CREATE UNIQUE INDEX "market_payment_tx_hash_key" ON "market_payment"("tx_hash");
 
 -- The order and payment state machines of public notes 2.7, enforced here whatever the caller (hand-written: Prisma
 -- does not model checks or triggers). subgraphs/markets/order-states.ts holds the same tables for the services'
--- conditional updates; test/markets/order-states.test.ts proves the two agree.
+-- conditional updates; test/markets/orders/order-states.test.ts proves the two agree.
 -- No CHECK constraints: Prisma's schema engine cannot introspect them on PostgreSQL (its drift check panics reading
 -- constraint_type), so the allowed values are enforced by the triggers below (the order and payment triggers accept
 -- only a legal first status and legal transitions, which name allowed values only).

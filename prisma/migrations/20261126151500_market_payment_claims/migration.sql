@@ -7,7 +7,7 @@
 --   no longer claim it), then refund_pending -> refunded.
 -- A claim left behind by a crash is completed by the next call from the escrow's state on chain. held -> refunded
 -- stays legal so that a replica still running the previous release keeps working during a rolling upgrade.
--- subgraphs/markets/orders/order.states.ts holds the same table; test/markets/order-states.test.ts proves they agree.
+-- subgraphs/markets/orders/order.states.ts holds the same table; test/markets/orders/order-states.test.ts proves they agree.
 CREATE OR REPLACE FUNCTION market_payment_transition() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN

@@ -6,7 +6,7 @@ ALTER TABLE "market_order" ADD COLUMN "resolution" JSONB;
 -- same transaction) then release_pending -> released; frozen -> refund_pending (the order moves disputed ->
 -- cancelled) then refund_pending -> refunded. frozen -> released stays for the rails that hold nothing on chain.
 -- market_order_transition() is unchanged: disputed -> confirmed and disputed -> cancelled are already listed.
--- subgraphs/markets/orders/order.states.ts holds the same table; test/markets/order-states.test.ts proves they agree.
+-- subgraphs/markets/orders/order.states.ts holds the same table; test/markets/orders/order-states.test.ts proves they agree.
 CREATE OR REPLACE FUNCTION market_payment_transition() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN

@@ -34,7 +34,7 @@ const BASE: RouteBase = { area: AREAS.markets, errors: MARKETS_ERRORS, rateLimit
 
 /**
  * How a route relates to global rule 1 (every route naming a machine requires it active and identity-verified;
- * subgraphs/markets/common/machine.guard.ts). test/markets/machine-guard.test.ts walks every markets route with it:
+ * subgraphs/markets/common/machine.guard.ts). test/markets/machines/machine-guard.test.ts walks every markets route with it:
  *
  * - `guarded`: the route names a machine (`:machineId` in its path, or `machineIn` says where else) and `sample` is
  *   a request that passes every other check, so only the machine's state decides the answer (the test puts the

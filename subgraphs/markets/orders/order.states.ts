@@ -3,7 +3,7 @@
  * database enforces the same tables with triggers (migrations 20261124005841_market_pairings_orders_payments,
  * 20261126151500_market_payment_claims and 20261126173100_market_dispute_resolution):
  * an update that is not a listed transition fails whatever the caller, so concurrent calls cannot leave a state
- * behind that the table does not allow. test/markets/order-states.test.ts proves the two agree.
+ * behind that the table does not allow. test/markets/orders/order-states.test.ts proves the two agree.
  *
  * MarketOrderStatus: created -> payment_pending -> ready -> executing -> delivered -> confirmed, with side exits
  * handoff, disputed, failed, cancelled. confirmed, cancelled and failed are finished (ORDER_CLOSED); every other

@@ -3,7 +3,7 @@
  * node:crypto (OpenSSL), the XSalsa20-Poly1305 box after HSalsa20 through tweetnacl. Keys keep tweetnacl's byte
  * formats (64-byte Ed25519 secret = seed || public key; 32-byte X25519 secret). Why not tweetnacl's own Ed25519 and
  * X25519: per chunk they cost several times the XChaCha20-Poly1305 of a 256 KiB chunk (measured by `npm run bench`);
- * OpenSSL's give the same bytes (deterministic signatures, same shared secrets: test/stream/primitives.test.ts
+ * OpenSSL's give the same bytes (deterministic signatures, same shared secrets: test/stream/formats/primitives.test.ts
  * compares both) at a small fraction of that.
  */
 import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from "node:crypto";

@@ -3,7 +3,7 @@
  *   sealed = epk || crypto_box(message, nonce, pk, esk)     (crypto_box = X25519, HSalsa20, XSalsa20-Poly1305)
  *   nonce  = BLAKE2b-192(epk || pk)
  * with a fresh ephemeral X25519 key pair (epk, esk) per box (primitives.ts; BLAKE2b from @noble/hashes).
- * test/stream/sealed-box.test.ts opens ours with libsodium and libsodium's with ours.
+ * test/stream/formats/sealed-box.test.ts opens ours with libsodium and libsodium's with ours.
  */
 import { blake2b } from "@noble/hashes/blake2.js";
 import type { RandomSource } from "./encoding.js";

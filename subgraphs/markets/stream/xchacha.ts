@@ -2,7 +2,7 @@
  * XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha) on OpenSSL's ChaCha20-Poly1305: HChaCha20 of the key and the first 16
  * nonce bytes gives the subkey (@noble/ciphers' `hchacha`, one block), then the IETF AEAD (RFC 8439) runs natively
  * under that subkey with the nonce `0x00000000 || nonce[16..24]`. The bytes are the construction's own, identical to
- * @noble/ciphers' `xchacha20poly1305` (test/stream/xchacha.test.ts compares both); OpenSSL's vectorised cipher runs
+ * @noble/ciphers' `xchacha20poly1305` (test/stream/formats/xchacha.test.ts compares both); OpenSSL's vectorised cipher runs
  * many times faster than the JavaScript one, which bounded a publisher's throughput.
  *
  * Output is `ciphertext || 16-byte tag` in one buffer, the layout the chunk format stores and hashes.

@@ -2,7 +2,7 @@
  * The stream order and delivery session state machines of docs/stream-marketplace.md ("States"), as the services use
  * them for conditional updates. The database enforces the same tables with triggers (migration
  * *_stream_marketplace): an update that is not a listed transition fails whatever the caller.
- * test/stream/orders-states.test.ts tries every (from, to) pair against the database and proves the two agree.
+ * test/stream/orders/orders-states.test.ts tries every (from, to) pair against the database and proves the two agree.
  *
  * Stream order: payment_pending -> paid -> access_prepared -> delivered; payment_pending -> cancelled | expired.
  * Delivery session: requested -> preparing -> ready -> delivered | failed; requested -> ready | failed;

@@ -1,0 +1,37 @@
+import "reflect-metadata";
+import { Session } from "node:inspector/promises";
+import { writeFileSync } from "node:fs";
+import { Wallet } from "ethers";
+import { loadConfig } from "../../../subgraphs/shared/config.js";
+import { createDemoVendor } from "../../../subgraphs/shared/crypto/vendor-ca.js";
+import { checkEvidence } from "../../../subgraphs/verify/evidence/check.js";
+import { buildEvidence } from "../../../subgraphs/verify/evidence/kit.js";
+import { parseCanonicalJson } from "../../../subgraphs/shared/json/strict.js";
+import { validateEvidenceShape, type ChipChallenge, type EvidenceFile } from "../../../subgraphs/verify/evidence/schema.js";
+import { loadTrustBundle } from "../../../subgraphs/verify/evidence/trust.js";
+const N = Number(process.env.N ?? 3000);
+const config = loadConfig({ DATA_DIR: "/tmp/unused" });
+const vendor = await createDemoVendor("bench");
+const trust = await loadTrustBundle(`${vendor.rootCertPem}\n${vendor.intermediateCertPem}`);
+const controller = Wallet.createRandom();
+const now = new Date();
+const challenge: ChipChallenge = { chainId: "3338", didController: controller.address, expiresAt: String(Math.floor(now.getTime() / 1000) + 300), machineDid: `did:${config.namespace.didMethod}:2`, machineId: "2", nonce: `0x${"ab".repeat(32)}`, profile: config.vendor.profile, protocol: `${config.namespace.verifier}.chip-proof/1`, verifier: config.namespace.verifier };
+const evidenceFor = async (chipName: string): Promise<EvidenceFile> => {
+  const chip = await vendor.issueChip(chipName);
+  const text = buildEvidence({ challenge, leafCertPem: chip.leafCertPem, chipPrivateKeyPem: chip.privateKeyPem, controllerPrivateKey: controller.privateKey });
+  const shape = validateEvidenceShape(parseCanonicalJson(text));
+  if (!shape.ok) throw new Error(shape.reason);
+  return shape.evidence;
+};
+const context = { challenge, machine: { machineId: "2", machineDid: challenge.machineDid, effectiveController: controller.address, chainId: "3338" }, trust, now, namespace: config.namespace, vendor: config.vendor };
+const fresh: EvidenceFile[] = [];
+for (let i = 0; i < N; i++) fresh.push(await evidenceFor(`f-${i}`));
+for (let i = 0; i < 200; i++) { const r = await checkEvidence(fresh[i]!, context); if (!r.ok) throw new Error(r.reason); }
+const session = new Session(); session.connect();
+await session.post("Profiler.enable"); await session.post("Profiler.setSamplingInterval", { interval: 50 }); await session.post("Profiler.start");
+const t0 = performance.now();
+for (let i = 200; i < N; i++) await checkEvidence(fresh[i]!, context);
+const dt = performance.now() - t0;
+const { profile } = await session.post("Profiler.stop");
+writeFileSync("/tmp/evid.cpuprofile", JSON.stringify(profile));
+console.log(`${((N - 200) / dt * 1000).toFixed(0)} checks/s`);
