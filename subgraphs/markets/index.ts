@@ -25,7 +25,6 @@ import { MarketsStore } from "./common/store.js";
 import { IdentityResolver } from "./machines/identity/identity.resolution.js";
 import type { MarketsDeps } from "./deps.js";
 import { buildMachineServices, type MachineServices } from "./machines/index.js";
-import { MarketsMachineRepository } from "./machines/machine.repository.js";
 import { buildMarketsSchema } from "./schema.js";
 import { buildAuditServices, type AuditServices } from "./audit/index.js";
 import { buildOrderServices, resourceBaseOf, type OrderServices } from "./orders/index.js";
@@ -80,7 +79,7 @@ export async function buildMarketsSubgraph(runtime: SubgraphRuntime): Promise<Bu
     ),
     lifecycle: buildLifecycleSweep(runtime, store, work.tasks, orders.recovery, clock),
   };
-  const deps: MarketsDeps = { ...services, machines: new MarketsMachineRepository(db, log) };
+  const deps: MarketsDeps = services;
   const schema = await buildMarketsSchema(deps);
   const jobs: BackgroundJob[] = [
     {

@@ -28,15 +28,15 @@ describe("embedded PGlite under the data directory", () => {
     const first = await openDatabase({ dataDir });
     expect(first.kind).toBe("pglite");
     expect(await readdir(path.join(dataDir, "pglite"))).toContain("PG_VERSION");
-    await first.prisma.marketsMachine.create({
-      data: { machineId: "7", identityRef: "0x07", status: "active", registeredAt: new Date() },
+    await first.prisma.monetizationDecision.create({
+      data: { machineId: "7", optedIn: true, signer: "0x07", timestamp: 7n, updatedAt: new Date() },
     });
     await expect(openDatabase({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
     await first.close();
 
     const reopened = await openDatabase({ dataDir });
     try {
-      expect(await reopened.prisma.marketsMachine.findUnique({ where: { machineId: "7" } })).not.toBeNull();
+      expect(await reopened.prisma.monetizationDecision.findUnique({ where: { deployment_machineId: { deployment: "v1", machineId: "7" } } })).not.toBeNull();
     } finally {
       await reopened.close();
     }
@@ -46,7 +46,7 @@ describe("embedded PGlite under the data directory", () => {
     const db = await openDatabase({ dataDir }, { inMemory: true });
     expect(await db.ping()).toBe(true);
     await db.close();
-    const error = await db.prisma.marketsMachine.count().catch((e: unknown) => e);
+    const error = await db.prisma.monetizationDecision.count().catch((e: unknown) => e);
     expect(isStoreFailure(error)).toBe(true);
     expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
   });

@@ -85,16 +85,22 @@ describe.each(databaseTargets())("CRUD on %s", (target) => {
     await prisma.monetizationDecision.deleteMany({ where: { machineId } });
   });
 
-  it("MarketsMachine: create, list, update, delete", async () => {
+  it("MarketMachine: create, list, update, delete; arrays and JSON round-trip", async () => {
     const { prisma } = testDb.db;
-    const machineId = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
-    await prisma.marketsMachine.create({
-      data: { machineId, identityRef: "0xidentity", status: "active", registeredAt: new Date() },
+    const id = `mach_${Date.now().toString(16)}${Math.floor(Math.random() * 1000)}`;
+    const now = new Date();
+    await prisma.marketMachine.create({
+      data: {
+        id, displayName: "crud", status: "active", ownerId: "owner", machineType: "robot", runtimeProfile: "edge",
+        capabilities: ["a", "b"], policyIds: [], skillKeys: ["s"], labels: { zone: "x" }, createdAt: now, updatedAt: now,
+      },
     });
-    expect(await prisma.marketsMachine.findMany({ where: { status: "active", machineId } })).toHaveLength(1);
-    await prisma.marketsMachine.update({ where: { machineId }, data: { status: "suspended" } });
-    expect((await prisma.marketsMachine.findUniqueOrThrow({ where: { machineId } })).status).toBe("suspended");
-    await prisma.marketsMachine.delete({ where: { machineId } });
-    expect(await prisma.marketsMachine.findUnique({ where: { machineId } })).toBeNull();
+    expect(await prisma.marketMachine.findMany({ where: { status: "active", id } })).toEqual([
+      expect.objectContaining({ capabilities: ["a", "b"], policyIds: [], skillKeys: ["s"], labels: { zone: "x" } }),
+    ]);
+    await prisma.marketMachine.update({ where: { id }, data: { status: "blocked" } });
+    expect((await prisma.marketMachine.findUniqueOrThrow({ where: { id } })).status).toBe("blocked");
+    await prisma.marketMachine.delete({ where: { id } });
+    expect(await prisma.marketMachine.findUnique({ where: { id } })).toBeNull();
   });
 });

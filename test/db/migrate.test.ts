@@ -71,17 +71,17 @@ describe.each(databaseTargets())("migration runner on %s", (target) => {
 
   it("applies only the migrations added since the last run", async () => {
     await runMigrations(database.session, await loadMigrations(migrationsDir));
-    await addMigration(migrationsDir, "29990101000000_add_note", "ALTER TABLE markets_machine ADD COLUMN note text;");
+    await addMigration(migrationsDir, "29990101000000_add_note", "ALTER TABLE monetization_decision ADD COLUMN note text;");
     const report = await runMigrations(database.session, await loadMigrations(migrationsDir));
     expect(report.applied).toEqual(["29990101000000_add_note"]);
-    await database.session.query("SELECT note FROM markets_machine");
+    await database.session.query("SELECT note FROM monetization_decision");
   });
 
   it("refuses to run when an applied migration was edited", async () => {
     const migrations = await loadMigrations(migrationsDir);
     await runMigrations(database.session, migrations);
     const edited = migrations.map((m, i) => (i === 0 ? { ...m, checksum: migrationChecksum(`${m.sql}\n-- edit`) } : m));
-    await addMigration(migrationsDir, "29990101000000_add_note", "ALTER TABLE markets_machine ADD COLUMN note text;");
+    await addMigration(migrationsDir, "29990101000000_add_note", "ALTER TABLE monetization_decision ADD COLUMN note text;");
 
     const attempt = runMigrations(database.session, [...edited, ...(await loadMigrations(migrationsDir)).slice(-1)]);
     await expect(attempt).rejects.toBeInstanceOf(MigrationChecksumMismatchError);
@@ -165,7 +165,7 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
       import { openDatabase } from "./subgraphs/shared/db/index.ts";
       const db = await openDatabase({ dataDir: ".", databaseUrl: process.env.BOOT_DATABASE_URL });
       // A query on a migrated table proves the boot (ping() has a 2 s deadline that a loaded machine can miss).
-      console.log(JSON.stringify({ machines: await db.prisma.marketsMachine.count() }));
+      console.log(JSON.stringify({ decisions: await db.prisma.monetizationDecision.count() }));
       await db.close();
     `;
     try {
@@ -177,7 +177,7 @@ describe.skipIf(!process.env.DATABASE_URL)("migration runner, concurrent on one 
           }),
         ),
       );
-      for (const { stdout } of outputs) expect(JSON.parse(stdout)).toEqual({ machines: 0 });
+      for (const { stdout } of outputs) expect(JSON.parse(stdout)).toEqual({ decisions: 0 });
 
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();

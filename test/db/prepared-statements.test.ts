@@ -34,17 +34,17 @@ describe.skipIf(!usesPostgres)("prepared statements on PostgreSQL", () => {
     // One connection, so the session whose prepared statements are listed is the one that ran the queries.
     const db = await openDatabase({ dataDir: "", databaseUrl: database.url }, { poolSize: 1 });
     try {
-      await db.prisma.marketsMachine.create({ data: { machineId: "41", identityRef: "0x41", status: "active", registeredAt: new Date() } });
+      await db.prisma.monetizationDecision.create({ data: { machineId: "41", optedIn: true, signer: "0x41", timestamp: 41n, updatedAt: new Date() } });
       for (let i = 0; i < 3; i++) {
-        expect(await db.prisma.marketsMachine.findUnique({ where: { machineId: "41" } })).toMatchObject({ machineId: "41", identityRef: "0x41" });
-        expect(await db.statement<{ n: number }>("SELECT count(*)::int AS n FROM markets_machine WHERE machine_id = $1", ["41"])).toEqual([{ n: 1 }]);
+        expect(await db.prisma.monetizationDecision.findUnique({ where: { deployment_machineId: { deployment: "v1", machineId: "41" } } })).toMatchObject({ machineId: "41", signer: "0x41" });
+        expect(await db.statement<{ n: number }>("SELECT count(*)::int AS n FROM monetization_decision WHERE machine_id = $1", ["41"])).toEqual([{ n: 1 }]);
       }
       const prepared = await db.statement<{ name: string; statement: string }>("SELECT name, statement FROM pg_prepared_statements", []);
       const names = prepared.map((row) => row.name);
       expect(new Set(names).size).toBe(names.length);
-      expect(prepared.filter((row) => row.statement.includes("SELECT count(*)::int AS n FROM markets_machine"))).toHaveLength(1);
+      expect(prepared.filter((row) => row.statement.includes("SELECT count(*)::int AS n FROM monetization_decision"))).toHaveLength(1);
       // Prisma's findUnique, prepared once although it ran three times.
-      expect(prepared.filter((row) => /^SELECT .*markets_machine/i.test(row.statement) && !row.statement.includes("count(*)"))).toHaveLength(1);
+      expect(prepared.filter((row) => /^SELECT .*monetization_decision/i.test(row.statement) && !row.statement.includes("count(*)"))).toHaveLength(1);
       expect(names.every((name) => name.startsWith("s_"))).toBe(true);
     } finally {
       await db.close();

@@ -38,7 +38,7 @@ describe.each(databaseTargets())("schema and migrations on %s", { timeout: 180_0
 
   it("report a database that drifted from the schema", async () => {
     const db = await migratedDatabase();
-    await db.session.exec(`DROP INDEX verify_evidence_machine_id_idx; ALTER TABLE markets_machine ADD COLUMN extra text`);
+    await db.session.exec(`DROP INDEX verify_evidence_machine_id_idx; ALTER TABLE monetization_decision ADD COLUMN extra text`);
     const diff = await diffDatabaseToSchema(db.schemaEngineAdapter());
     expect(diff.empty).toBe(false);
     expect(diff.sql).toContain(`CREATE INDEX "verify_evidence_machine_id_idx"`);

@@ -21,8 +21,8 @@ const MACHINE = `query ($id: String!) { machine(machineId: $id) {
   rating { machineId mcr mcrScore }
   profile { name details { machineId } }
   v2: rating(deployment: V2) { mcr }
-  marketMachine { id onChainMachineId }
-  marketsRegistration { status }
+  marketMachine { id onChainMachineId identityRef status createdAt }
+  marketsRegistration { identityRef status registeredAt }
 } }`;
 
 async function machine(id: string) {
@@ -70,7 +70,11 @@ describe("Query.machine across the subgraphs", () => {
   it("a machine bound to a market machine record: its markets fields beside its verification", async () => {
     const { id, identity } = await seedBoundMachine(p);
     const answer = await machine(identity.machineId);
-    expect(answer.marketMachine).toEqual({ id, onChainMachineId: identity.machineId });
+    expect(answer.marketMachine).toMatchObject({ id, onChainMachineId: identity.machineId });
+    // The registration is the same record in brief: its identityRef, status and creation time.
+    const record = await p.platform.database!.prisma.marketMachine.findUniqueOrThrow({ where: { id } });
+    expect(answer.marketMachine).toMatchObject({ identityRef: identity.did, status: "ACTIVE", createdAt: record.createdAt.toISOString() });
+    expect(answer.marketsRegistration).toEqual({ identityRef: identity.did, status: "ACTIVE", registeredAt: record.createdAt.toISOString() });
     expect(answer.verification.machineId).toBe(identity.machineId);
     expect(answer.rating).toBeNull();
   });

@@ -523,7 +523,10 @@ export type Machine = {
   machineId: Scalars['String']['output'];
   /** The market machine record bound to this on-chain machine (with its runtime endpoints and agents); null when none. */
   marketMachine?: Maybe<MarketMachine>;
-  /** Null until the machine is registered with the machine-markets service. */
+  /**
+   * The market machine record bound to this on-chain machine, in brief; null when none.
+   * @deprecated Use marketMachine { identityRef status createdAt }: the same record, with its runtime endpoints and agents.
+   */
   marketsRegistration?: Maybe<MarketsRegistration>;
   /** Current monetization state (no signature needed). */
   monetization?: Maybe<MonetizationState>;
@@ -1234,6 +1237,7 @@ export enum MarketTaskStatus {
 export type MarketsRegistration = {
   __typename?: 'MarketsRegistration';
   identityRef: Scalars['String']['output'];
+  /** When the market machine record was created. */
   registeredAt: Scalars['DateTime']['output'];
   status: MarketMachineStatus;
 };

@@ -1,6 +1,6 @@
 import { FieldResolver, Resolver, Root } from "type-graphql";
 import { MarketsMachine, MarketsRegistration } from "./machine.type.js";
-import { MarketMachine, MarketMachineStatus } from "./market-machine.type.js";
+import { MarketMachine } from "./market-machine.type.js";
 import type { MarketsDeps } from "../deps.js";
 
 /** The markets fields of the federated `Machine` entity (keyed by its decimal on-chain machine ID). */
@@ -10,11 +10,11 @@ export class MarketsMachineResolver {
 
   @FieldResolver(() => MarketsRegistration, {
     nullable: true,
-    description: "Null until the machine is registered with the machine-markets service.",
+    description: "The market machine record bound to this on-chain machine, in brief; null when none.",
+    deprecationReason: "Use marketMachine { identityRef status createdAt }: the same record, with its runtime endpoints and agents.",
   })
-  async marketsRegistration(@Root() machine: MarketsMachine): Promise<MarketsRegistration | null> {
-    const row = await this.deps.machines.find(machine.machineId);
-    return row && { identityRef: row.identityRef, status: row.status.toUpperCase() as MarketMachineStatus, registeredAt: row.registeredAt.toISOString() };
+  marketsRegistration(@Root() machine: MarketsMachine): Promise<MarketsRegistration | null> {
+    return this.deps.marketMachines.registration(machine.machineId);
   }
 
   @FieldResolver(() => MarketMachine, {

@@ -10,7 +10,7 @@ export class MarketsRegistration {
   @Field(() => MarketMachineStatus)
   status!: MarketMachineStatus;
 
-  @Field(() => DateTimeScalar)
+  @Field(() => DateTimeScalar, { description: "When the market machine record was created." })
   registeredAt!: string;
 }
 @Directive('@key(fields: "machineId")')

@@ -28,6 +28,7 @@ import {
   type MarketMachinePage,
   type UpdateMarketMachineInput,
 } from "./market-machine.type.js";
+import type { MarketsRegistration } from "./machine.type.js";
 import { pageRequest } from "../common/pagination.js";
 import type { MarketsStore } from "../common/store.js";
 
@@ -198,6 +199,13 @@ export class MarketMachineService {
   async byOnChainId(onChainMachineId: string): Promise<MarketMachine | null> {
     const row = await this.machines.findByOnChainId(onChainMachineId);
     return row && this.live(row);
+  }
+
+  /** The brief registration of the record bound to an on-chain machine, as stored (no chain read); null when none. */
+  async registration(onChainMachineId: string): Promise<MarketsRegistration | null> {
+    const row = await this.machines.findByOnChainId(onChainMachineId);
+    if (!row?.identityRef) return null;
+    return { identityRef: row.identityRef, status: row.status.toUpperCase() as MarketMachineStatus, registeredAt: row.createdAt.toISOString() };
   }
 
   /** The view with identityVerified as global rule 1 sees it now (the chain at the pinned block, per block). */

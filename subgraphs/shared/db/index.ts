@@ -11,7 +11,6 @@ export { MigrationChecksumMismatchError, MigrationFailedError, MigrationLockTime
 export { DataDirInUseError } from "./pglite-lock.js";
 export { Prisma, PrismaClient } from "./generated/client.js";
 export type {
-  MarketsMachine,
   MonetizationDecision,
   VerifyChallenge,
   VerifyEvidence,
