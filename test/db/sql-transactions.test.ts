@@ -118,6 +118,90 @@ describe.each(databaseTargets())("SQL transactions on %s", (target) => {
     expect(isStoreFailure(failed)).toBe(false);
     expect(await count("test.bad")).toBe(0);
   });
+
+  it("values mean what pg sends for them, in a statement and in a transaction: a boolean, number or Date given to a text parameter, an object to jsonb", async () => {
+    const at = new Date("2026-12-02T05:54:38.123Z");
+    const VALUES = "SELECT $1::text AS b, $2::text AS n, $3::jsonb AS o, $4::timestamptz AS at, $5::bool AS f, $6::text[] AS arr, $7::bytea AS bytes, $8::text AS none, $4::timestamptz = $9::text::timestamptz AS same";
+    const values = [true, 5, { x: [1, "y"] }, at, false, ["a", "b,c"], Buffer.from([0, 255]), null, at];
+    const direct = await testDb.db.statement<Record<string, unknown>>(VALUES, values);
+    const inTransaction = await testDb.db.transaction((sql) => sql<Record<string, unknown>>(VALUES, values));
+    for (const [row] of [direct, inTransaction]) {
+      expect({ ...row, bytes: [...(row!.bytes as Uint8Array)] }).toEqual({
+        b: "true", n: "5", o: { x: [1, "y"] }, at, f: false, arr: ["a", "b,c"], bytes: [0, 255], none: null, same: true,
+      });
+    }
+  });
+});
+
+describe("SQL transactions on PGlite: the wait to start and the timeout", () => {
+  const inMemory = (limits: { transactionMaxWaitMs?: number; transactionTimeoutMs?: number }) => openDatabase({ dataDir: ".", ...limits }, { inMemory: true });
+  const events = async (db: Awaited<ReturnType<typeof openDatabase>>, kind: string) => db.prisma.marketAuditEvent.count({ where: { kind: kind as never } });
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("a transaction still running after transactionTimeoutMs fails as a store outage and writes nothing; the next one commits", async () => {
+    const db = await inMemory({ transactionTimeoutMs: 200 });
+    try {
+      const observed = await transactionCount("pglite", "rollback");
+      // Its next statement after the deadline is refused.
+      const refused = await db
+        .transaction(async (sql) => {
+          await sql(INSERT_EVENT, ["test.pglite-timeout", new Date(), "{}"]);
+          await sleep(350);
+          await sql(INSERT_EVENT, ["test.pglite-timeout", new Date(), "{}"]);
+        })
+        .then(() => undefined, (error: unknown) => error);
+      expect(isStoreFailure(refused)).toBe(true);
+      // Work that finishes after the deadline without another statement is rolled back all the same.
+      const late = await db
+        .transaction(async (sql) => {
+          await sql(INSERT_EVENT, ["test.pglite-timeout", new Date(), "{}"]);
+          await sleep(350);
+          return "done";
+        })
+        .then(() => undefined, (error: unknown) => error);
+      expect(isStoreFailure(late)).toBe(true);
+      expect(await events(db, "test.pglite-timeout")).toBe(0);
+      expect(await transactionCount("pglite", "rollback")).toBe(observed + 2);
+      await db.transaction((sql) => sql(INSERT_EVENT, ["test.pglite-after", new Date(), "{}"]));
+      expect(await events(db, "test.pglite-after")).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("a transaction that cannot start within transactionMaxWaitMs fails as a store outage at once, and its work never runs", async () => {
+    const db = await inMemory({ transactionMaxWaitMs: 200 });
+    try {
+      const gate = holdFirst();
+      const holder = db.transaction(async (sql) => {
+        await sql(INSERT_EVENT, ["test.pglite-holder", new Date(), "{}"]);
+        await gate.pass();
+      });
+      await gate.entered;
+      let ran = false;
+      const started = performance.now();
+      const waiting = await db
+        .transaction(async (sql) => {
+          ran = true;
+          await sql(INSERT_EVENT, ["test.pglite-late", new Date(), "{}"]);
+        })
+        .then(() => undefined, (error: unknown) => error);
+      const waited = performance.now() - started;
+      expect(isStoreFailure(waiting)).toBe(true);
+      expect(waited).toBeGreaterThanOrEqual(180);
+      expect(waited).toBeLessThan(2_000);
+      gate.release();
+      await holder;
+      // The abandoned transaction got the lock after the holder, and ended without running its work.
+      await db.transaction((sql) => sql(INSERT_EVENT, ["test.pglite-after", new Date(), "{}"]));
+      expect(ran).toBe(false);
+      expect(await events(db, "test.pglite-late")).toBe(0);
+      expect(await events(db, "test.pglite-holder")).toBe(1);
+      expect(await events(db, "test.pglite-after")).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
 });
 
 describe.skipIf(!process.env.DATABASE_URL)("SQL transactions on PostgreSQL: timeout and pool", () => {

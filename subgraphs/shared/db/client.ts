@@ -16,8 +16,8 @@ import { lockDataDir } from "./pglite-lock.js";
 import { observePool } from "../observability/metrics.js";
 import { timeTransactions } from "./transaction-metrics.js";
 import { statementNamer } from "./statement-names.js";
-import { pgClientSession, pgliteSession, poolStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
-import { poolTransaction, prismaTransaction, type SqlTransaction } from "./sql-transaction.js";
+import { pgClientSession, pgliteSession, pgliteStatement, poolStatement, type SqlStatement } from "./sql-session.js";
+import { pgliteTransaction, poolTransaction, type SqlTransaction } from "./sql-transaction.js";
 import { POOL_TYPES } from "./timestamp-parser.js";
 import { sharedReads } from "./shared-reads.js";
 
@@ -31,8 +31,8 @@ export interface Database {
   /** True when a trivial query succeeds within {@link PING_TIMEOUT_MS}; never throws. */
   ping(): Promise<boolean>;
   /**
-   * One parameterised statement as its own transaction: on PostgreSQL straight on the connection pool (no Prisma
-   * pipeline), on PGlite through Prisma (the one embedded connection is Prisma's to schedule).
+   * One parameterised statement as its own transaction, without Prisma's pipeline: on PostgreSQL straight on the
+   * connection pool, on PGlite straight on the embedded database (under the lock it takes for every query).
    */
   statement: SqlStatement;
   /**
@@ -43,7 +43,7 @@ export interface Database {
   read: SqlStatement;
   /**
    * An interactive transaction of plain SQL statements (sql-transaction.ts): on PostgreSQL one pooled connection
-   * between BEGIN and COMMIT, on PGlite a Prisma interactive transaction; same timeout and metrics as Prisma's.
+   * between BEGIN and COMMIT, on PGlite PGlite's own transaction; the same limits and metrics as Prisma's.
    */
   transaction: SqlTransaction;
 }
@@ -108,14 +108,14 @@ async function openPglite(dir: string | undefined, transactions: { maxWait: numb
   }
   const opened = pglite;
   const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPGlite(opened), transactionOptions: transactions }), "pglite");
-  const statement = prismaStatement(prisma);
+  const statement = pgliteStatement(opened);
   return {
     prisma,
     kind: "pglite",
     statement,
     // The embedded database runs on this thread: reads gather for one turn of the event loop (shared-reads.ts).
     read: sharedReads(statement, { gather: true }),
-    transaction: prismaTransaction(prisma),
+    transaction: pgliteTransaction(opened, transactions.maxWait, transactions.timeout),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
       await prisma.$disconnect();

@@ -12,18 +12,21 @@
  * statement it is waiting on fails, and it answers as a store outage (the client retries), having written nothing.
  * Every transaction is observed in `db_transaction_duration_seconds` with its outcome.
  *
- * On PGlite (one embedded connection that Prisma's adapter schedules) the same work runs in a Prisma interactive
- * transaction through its raw queries, so it queues with every other transaction as before.
+ * On PGlite (one embedded connection) the same work runs in PGlite's own transaction, under the lock PGlite takes for
+ * every query and transaction, Prisma's adapter's included: it queues with every other transaction and query, as a
+ * Prisma interactive transaction would, without Prisma's pipeline per statement. It keeps the same two limits: a
+ * transaction that cannot start within `maxWaitMs` (DB_TRANSACTION_MAX_WAIT_MS), or runs past `timeoutMs`, is rolled
+ * back and answers as a store outage, having written nothing.
  *
  * Values: statements see the same decoding on both (timestamptz as Date, json and jsonb parsed, arrays as arrays);
  * numeric and bigint columns differ (pg answers strings, Prisma's raw queries Decimal and BigInt), so statements cast
  * them to text where they read them.
  */
+import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { StoreUnavailableError } from "../errors.js";
 import { dbTransactionDuration, secondsSince } from "../observability/metrics.js";
-import type { PrismaClient } from "./generated/client.js";
-import { clientStatement, prismaStatement, type SqlStatement } from "./sql-session.js";
+import { clientStatement, pgliteQuery, type SqlStatement } from "./sql-session.js";
 import type { StatementNamer } from "./statement-names.js";
 
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
@@ -86,7 +89,52 @@ export function poolTransaction(pool: pg.Pool, name: StatementNamer, timeoutMs: 
   };
 }
 
-/** PGlite: the same work in a Prisma interactive transaction (timed by the client's own `$transaction`). */
-export function prismaTransaction(prisma: PrismaClient): SqlTransaction {
-  return <T>(work: (sql: SqlStatement) => Promise<T>) => prisma.$transaction((tx) => work(prismaStatement(tx)));
+class TransactionNotStarted extends Error {
+  constructor(maxWaitMs: number) {
+    super(`the transaction could not start within ${maxWaitMs} ms`);
+  }
+}
+
+export function pgliteTransaction(db: Pick<PGlite, "transaction">, maxWaitMs: number, timeoutMs: number): SqlTransaction {
+  return async <T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> => {
+    const started = process.hrtime.bigint();
+    let outcome = "rollback";
+    let abandoned = false;
+    let waitTimer: NodeJS.Timeout | undefined;
+    const notStarted = new Promise<never>((_, reject) => {
+      waitTimer = setTimeout(() => {
+        abandoned = true;
+        reject(new StoreUnavailableError(new TransactionNotStarted(maxWaitMs)));
+      }, maxWaitMs);
+    });
+    const run = db.transaction(async (tx) => {
+      clearTimeout(waitTimer);
+      // Its caller was answered already: the transaction ends at once, having run nothing.
+      if (abandoned) return void (await tx.rollback());
+      let expired: TransactionExpired | undefined;
+      const timer = setTimeout(() => (expired = new TransactionExpired(timeoutMs)), timeoutMs);
+      const sql: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
+        if (expired) throw new StoreUnavailableError(expired);
+        return pgliteQuery<Row>(tx, text, values);
+      };
+      try {
+        const result = await work(sql);
+        // Past its timeout the work is rolled back even when it finished: as with Prisma, it did not commit in time.
+        if (expired) throw new StoreUnavailableError(expired);
+        return result;
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+    try {
+      const result = (await Promise.race([run, notStarted])) as T;
+      outcome = "commit";
+      return result;
+    } finally {
+      clearTimeout(waitTimer);
+      // An abandoned transaction still settles later; nobody waits for it.
+      if (abandoned) run.catch(() => undefined);
+      dbTransactionDuration.observe({ database: "pglite", outcome }, secondsSince(started));
+    }
+  };
 }
