@@ -131,6 +131,14 @@ describe.each(databaseTargets())("SQL transactions on %s", (target) => {
       });
     }
   });
+
+  it("arrays come back alike on both databases: arrays of scalar types parsed, an array of table rows as its text", async () => {
+    const [row] = await testDb.db.statement<Record<string, unknown>>(
+      "SELECT ARRAY[1, 2]::int[] AS ints, ARRAY['2026-12-02T05:54:38.123Z']::timestamptz[] AS ats, ARRAY['{\"a\": 1}']::jsonb[] AS docs, ARRAY[true]::bool[] AS flags, '{}'::pg_catalog.pg_namespace[] AS records",
+      [],
+    );
+    expect(row).toEqual({ ints: [1, 2], ats: [new Date("2026-12-02T05:54:38.123Z")], docs: [{ a: 1 }], flags: [true], records: "{}" });
+  });
 });
 
 describe("SQL transactions on PGlite: the wait to start and the timeout", () => {
