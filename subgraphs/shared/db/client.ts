@@ -16,7 +16,8 @@ import { lockDataDir } from "./pglite-lock.js";
 import { observePool } from "../observability/metrics.js";
 import { timeTransactions } from "./transaction-metrics.js";
 import { statementNamer } from "./statement-names.js";
-import { pgClientSession, pgliteSession, pgliteStatement, poolStatement, type SqlStatement } from "./sql-session.js";
+import { pgClientSession, pgliteSession, poolStatement, type SqlStatement } from "./sql-session.js";
+import { PgliteStatements, pgliteStatement } from "./pglite-statements.js";
 import { pgliteTransaction, poolTransaction, type SqlTransaction } from "./sql-transaction.js";
 import { POOL_TYPES } from "./timestamp-parser.js";
 import { sharedReads } from "./shared-reads.js";
@@ -32,7 +33,8 @@ export interface Database {
   ping(): Promise<boolean>;
   /**
    * One parameterised statement as its own transaction, without Prisma's pipeline: on PostgreSQL straight on the
-   * connection pool, on PGlite straight on the embedded database (under the lock it takes for every query).
+   * connection pool, on PGlite straight on the embedded database (under the lock it takes for every query); named and
+   * prepared once per connection or database on both.
    */
   statement: SqlStatement;
   /**
@@ -109,14 +111,16 @@ async function openPglite(dir: string | undefined, transactions: { maxWait: numb
   }
   const opened = pglite;
   const prisma = timeTransactions(new PrismaClient({ adapter: new PrismaPGlite(opened), transactionOptions: transactions }), "pglite");
-  const statement = pgliteStatement(opened);
+  // The platform's statements, prepared once per text (pglite-statements.ts).
+  const prepared = new PgliteStatements(opened);
+  const statement = pgliteStatement(opened, prepared);
   return {
     prisma,
     kind: "pglite",
     statement,
     // The embedded database runs on this thread: reads gather for one turn of the event loop (shared-reads.ts).
     read: sharedReads(statement, { gather: true }),
-    transaction: pgliteTransaction(opened, transactions.maxWait, transactions.timeout),
+    transaction: pgliteTransaction(opened, prepared, transactions.maxWait, transactions.timeout),
     ping: () => pingWithin(prisma, PING_TIMEOUT_MS),
     async close() {
       await prisma.$disconnect();

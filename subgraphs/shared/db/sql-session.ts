@@ -220,36 +220,6 @@ class NamedQuery extends pg.Query {
   }
 }
 
-/**
- * One statement straight on the embedded database. PGlite runs every query, and every transaction, under its own
- * lock, so a statement waits for any transaction in progress (Prisma's included: its adapter runs them with PGlite's
- * `transaction`) and never runs inside one. Without Prisma's raw-query pipeline a statement costs about 125 us less.
- */
-export function pgliteStatement(db: Pick<PGlite, "query">): SqlStatement {
-  return <Row>(text: string, values: readonly unknown[]) => pgliteQuery<Row>(db, text, values);
-}
-
-/**
- * A statement on PGlite (the database, or one of its transactions) with values as pg sends them. PGlite serializes a
- * value by the type of its parameter and refuses what pg accepts (a Date or a boolean for a text parameter), so values
- * are first given pg's meaning: a Date its instant (ISO 8601), an object its JSON, and a text parameter any value's
- * text. Arrays, bytes, numbers and booleans go to PGlite's own serializers.
- */
-export async function pgliteQuery<Row>(db: Pick<PGlite, "query">, text: string, values: readonly unknown[]): Promise<Row[]> {
-  return (await db.query<Row>(text, values.map(pgliteValue), PGLITE_QUERY_OPTIONS)).rows;
-}
-
-function pgliteValue(value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array)) return JSON.stringify(value);
-  return value;
-}
-
-const textOf = (value: unknown) => String(value);
-/** text, varchar and bpchar parameters take any value's text, as in pg. */
-const PGLITE_QUERY_OPTIONS = { serializers: { 25: textOf, 1043: textOf, 1042: textOf } };
-
 /** The same statement through a Prisma client or interactive transaction (tests' injected failures). */
 export function prismaStatement(db: { $queryRawUnsafe<T = unknown>(query: string, ...values: any[]): Promise<T> }): SqlStatement {
   return <Row>(text: string, values: readonly unknown[]) => db.$queryRawUnsafe<Row[]>(text, ...values);

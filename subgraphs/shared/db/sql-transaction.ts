@@ -19,14 +19,14 @@
  * back and answers as a store outage, having written nothing.
  *
  * Values: statements see the same decoding on both (timestamptz as Date, json and jsonb parsed, arrays as arrays);
- * numeric and bigint columns differ (pg answers strings, Prisma's raw queries Decimal and BigInt), so statements cast
- * them to text where they read them.
+ * bigint columns differ (pg answers strings, PGlite numbers), so statements cast them to text where they read them.
  */
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { StoreUnavailableError } from "../errors.js";
 import { dbTransactionDuration, secondsSince } from "../observability/metrics.js";
-import { clientStatement, pgliteQuery, type SqlStatement } from "./sql-session.js";
+import { pgliteTransactionStatement, type PgliteStatements } from "./pglite-statements.js";
+import { clientStatement, type SqlStatement } from "./sql-session.js";
 import type { StatementNamer } from "./statement-names.js";
 
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
@@ -95,7 +95,7 @@ class TransactionNotStarted extends Error {
   }
 }
 
-export function pgliteTransaction(db: Pick<PGlite, "transaction">, maxWaitMs: number, timeoutMs: number): SqlTransaction {
+export function pgliteTransaction(db: Pick<PGlite, "transaction">, statements: PgliteStatements, maxWaitMs: number, timeoutMs: number): SqlTransaction {
   return async <T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> => {
     const started = process.hrtime.bigint();
     let outcome = "rollback";
@@ -113,9 +113,10 @@ export function pgliteTransaction(db: Pick<PGlite, "transaction">, maxWaitMs: nu
       if (abandoned) return void (await tx.rollback());
       let expired: TransactionExpired | undefined;
       const timer = setTimeout(() => (expired = new TransactionExpired(timeoutMs)), timeoutMs);
+      const statement = pgliteTransactionStatement(tx, statements);
       const sql: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
         if (expired) throw new StoreUnavailableError(expired);
-        return pgliteQuery<Row>(tx, text, values);
+        return statement<Row>(text, values);
       };
       try {
         const result = await work(sql);

@@ -57,7 +57,7 @@ const NETWORK_ERROR_CODES = new Set([
 
 /** Messages of errors that pg, pg-pool and PGlite throw without a code. */
 const DRIVER_FAILURE_MESSAGE =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|PGlite is closed/;
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|PGlite is clos(ed|ing)/;
 
 interface DriverAdapterCause {
   kind?: string;

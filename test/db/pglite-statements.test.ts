@@ -1,0 +1,74 @@
+/**
+ * The platform's statements on PGlite run as named prepared statements (subgraphs/shared/db/pglite-statements.ts):
+ * a text is parsed once per database and executed by name after that, in and out of transactions; a table altered at
+ * run time fails the statement prepared before once, with the database's own error, and it is prepared again; past
+ * the limit of kept texts, new texts still run, unprepared; a closed database refuses them as a store outage.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isStoreFailure, openDatabase, type Database } from "../../subgraphs/shared/db/index.js";
+import { PgliteStatements, pgliteStatement } from "../../subgraphs/shared/db/pglite-statements.js";
+
+const PREPARED = "SELECT name, statement FROM pg_prepared_statements ORDER BY name";
+
+describe("statements on PGlite", () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({ dataDir: "." }, { inMemory: true });
+  });
+  afterAll(() => db?.close());
+
+  it("a text is prepared once, then executed by name, in and out of transactions, with the same answers", async () => {
+    const text = "SELECT $1::int + 1 AS next, $2::text AS label";
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await db.statement(text, [i, `s${i}`]));
+    for (let i = 3; i < 5; i++) answers.push(await db.transaction((sql) => sql(text, [i, `s${i}`])));
+    expect(answers).toEqual([0, 1, 2, 3, 4].map((i) => [{ next: i + 1, label: `s${i}` }]));
+    const prepared = (await db.statement<{ name: string; statement: string }>(PREPARED, [])).filter((row) => row.statement === text);
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]!.name).toMatch(/^pgl_\d+$/);
+  });
+
+  it("a table altered at run time: the statement prepared before fails once with the database's error, then runs with the new columns", async () => {
+    await db.statement("CREATE TABLE pgl_altered (id int PRIMARY KEY)", []);
+    await db.statement("INSERT INTO pgl_altered (id) VALUES (1)", []);
+    const text = "SELECT * FROM pgl_altered";
+    expect(await db.statement(text, [])).toEqual([{ id: 1 }]);
+    await db.statement("ALTER TABLE pgl_altered ADD COLUMN note text DEFAULT 'n'", []);
+    await expect(db.statement(text, [])).rejects.toMatchObject({ code: "0A000" });
+    expect(await db.statement(text, [])).toEqual([{ id: 1, note: "n" }]);
+  });
+
+  it("a statement the database refuses to prepare is not kept: the same text fails again with its error, and others still run", async () => {
+    const text = "SELECT no_such_column FROM pgl_nowhere";
+    await expect(db.statement(text, [])).rejects.toMatchObject({ code: "42P01" });
+    await expect(db.statement(text, [])).rejects.toMatchObject({ code: "42P01" });
+    expect((await db.statement<{ statement: string }>(PREPARED, [])).some((row) => row.statement === text)).toBe(false);
+    expect(await db.statement("SELECT 1 AS one", [])).toEqual([{ one: 1 }]);
+  });
+
+  it("a closed database refuses a prepared statement, a new one and a transaction at once, as a store outage", async () => {
+    const closing = await openDatabase({ dataDir: "." }, { inMemory: true });
+    const text = "SELECT $1::int AS n";
+    expect(await closing.statement(text, [1])).toEqual([{ n: 1 }]);
+    await closing.close();
+    const refusals = await Promise.all([
+      closing.statement(text, [2]).then(() => undefined, (error: unknown) => error),
+      closing.statement("SELECT 3 AS n", []).then(() => undefined, (error: unknown) => error),
+      closing.transaction((sql) => sql(text, [4])).then(() => undefined, (error: unknown) => error),
+    ]);
+    for (const error of refusals) expect(isStoreFailure(error)).toBe(true);
+  });
+
+  it("past the limit of kept texts, a new text runs unprepared and answers the same", async () => {
+    const pglite = await PGlite.create();
+    try {
+      const statement = pgliteStatement(pglite, new PgliteStatements(pglite, 2));
+      for (const n of [1, 2, 3, 4]) expect(await statement(`SELECT ${n} AS n, $1::text AS t`, [true])).toEqual([{ n, t: "true" }]);
+      const kept = (await pglite.query<{ statement: string }>(PREPARED)).rows.map((row) => row.statement);
+      expect(kept).toEqual(["SELECT 1 AS n, $1::text AS t", "SELECT 2 AS n, $1::text AS t"]);
+    } finally {
+      await pglite.close();
+    }
+  });
+});
