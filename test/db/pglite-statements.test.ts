@@ -2,12 +2,14 @@
  * The platform's statements on PGlite run as named prepared statements (subgraphs/shared/db/pglite-statements.ts):
  * a text is parsed once per database and executed by name after that, in and out of transactions; a table altered at
  * run time fails the statement prepared before once, with the database's own error, and it is prepared again; past
- * the limit of kept texts, new texts still run, unprepared; a closed database refuses them as a store outage.
+ * the limit of kept texts, new texts still run, unprepared; a closed database refuses them as a store outage. A
+ * transaction sends its BEGIN with its first statement and ends in one call.
  */
 import { PGlite } from "@electric-sql/pglite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isStoreFailure, openDatabase, type Database } from "../../subgraphs/shared/db/index.js";
 import { PgliteStatements, pgliteStatement } from "../../subgraphs/shared/db/pglite-statements.js";
+import { pgliteTransaction } from "../../subgraphs/shared/db/sql-transaction.js";
 
 const PREPARED = "SELECT name, statement FROM pg_prepared_statements ORDER BY name";
 
@@ -70,5 +72,71 @@ describe("statements on PGlite", () => {
     } finally {
       await pglite.close();
     }
+  });
+
+  describe("a transaction's calls into the database", () => {
+    let pglite: PGlite;
+    let transaction: ReturnType<typeof pgliteTransaction>;
+    let calls: ReturnType<typeof vi.spyOn>;
+    beforeAll(async () => {
+      pglite = await PGlite.create();
+      await pglite.exec("CREATE TABLE pgl_tx (id int PRIMARY KEY, note text)");
+      // One text kept prepared; every other text runs as the unnamed statement.
+      transaction = pgliteTransaction(pglite, new PgliteStatements(pglite, 1), 1_000, 5_000);
+      calls = vi.spyOn(pglite, "execProtocol");
+    });
+    afterAll(() => pglite?.close());
+    const INSERT = "INSERT INTO pgl_tx (id, note) VALUES ($1, $2)";
+    /** The one kept text. */
+    const INSERTED = `${INSERT} RETURNING xmin::text AS xid`;
+    const rows = async () => (await pglite.query<{ id: number; note: string }>("SELECT id, note FROM pgl_tx ORDER BY id")).rows;
+
+    it("BEGIN goes with the first statement and COMMIT is one call; every statement runs in the one transaction", async () => {
+      await transaction((sql) => sql(INSERTED, [1, "a"])); // prepares INSERTED
+      calls.mockClear();
+      const xids = await transaction(async (sql) => {
+        const [first] = await sql<{ xid: string }>(INSERTED, [2, "b"]);
+        const [second] = await sql<{ xid: string }>(INSERTED, [3, "c"]);
+        const [current] = await sql<{ xid: string }>("SELECT pg_current_xact_id()::text AS xid", []);
+        return [first!.xid, second!.xid, current!.xid];
+      });
+      expect(new Set(xids).size).toBe(1);
+      // Two kept executions (BEGIN in the first), the unnamed statement's Parse and its execution, and COMMIT.
+      expect(calls).toHaveBeenCalledTimes(5);
+      expect(await rows()).toEqual([{ id: 1, note: "a" }, { id: 2, note: "b" }, { id: 3, note: "c" }]);
+    });
+
+    it("an unnamed statement first in a transaction runs inside it (its BEGIN before the Parse), and a throw rolls every statement back", async () => {
+      const seen: number[] = [];
+      const failure = new Error("work failed");
+      await expect(
+        transaction(async (sql) => {
+          const [first] = await sql<{ xid: string }>("SELECT txid_current()::text AS xid", []);
+          await sql(INSERT, [4, "d"]);
+          const [second] = await sql<{ xid: string }>("SELECT txid_current()::text AS xid, 1 AS again", []);
+          seen.push(Number(first!.xid), Number(second!.xid));
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(seen[0]).toBe(seen[1]);
+      expect(await rows()).toEqual([{ id: 1, note: "a" }, { id: 2, note: "b" }, { id: 3, note: "c" }]);
+      expect(pglite.isInTransaction()).toBe(false);
+    });
+
+    it("a first statement the database refuses rolls back in one call, and the next transaction commits", async () => {
+      calls.mockClear();
+      await expect(transaction((sql) => sql(INSERTED, [1, "duplicate"]))).rejects.toMatchObject({ code: "23505" });
+      expect(calls).toHaveBeenCalledTimes(2); // BEGIN with the INSERT, then ROLLBACK
+      expect(pglite.isInTransaction()).toBe(false);
+      await transaction((sql) => sql(INSERT, [5, "e"]));
+      expect((await rows()).map((row) => row.id)).toEqual([1, 2, 3, 5]);
+    });
+
+    it("a transaction that runs no statement makes no call", async () => {
+      calls.mockClear();
+      expect(await transaction(async () => "nothing")).toBe("nothing");
+      await expect(transaction(async () => Promise.reject(new Error("before any statement")))).rejects.toThrow("before any statement");
+      expect(calls).not.toHaveBeenCalled();
+    });
   });
 });

@@ -45,7 +45,8 @@ export interface Database {
   read: SqlStatement;
   /**
    * An interactive transaction of plain SQL statements (sql-transaction.ts): on PostgreSQL one pooled connection
-   * between BEGIN and COMMIT, on PGlite PGlite's own transaction; the same limits and metrics as Prisma's.
+   * between BEGIN and COMMIT, on PGlite under PGlite's transaction lock with BEGIN sent with the first statement; the
+   * same limits and metrics as Prisma's.
    */
   transaction: SqlTransaction;
 }

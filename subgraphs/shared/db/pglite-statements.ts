@@ -1,6 +1,6 @@
 /**
  * The platform's statements on PGlite as named prepared statements, the way the pg pool runs them on PostgreSQL
- * (sql-session.ts `NamedQuery`).
+ * (sql-session.ts `NamedQuery`), and its transactions with as few calls into the database as the pool's.
  *
  * PGlite's own `query` sends every statement as the unnamed statement, in six calls into the WebAssembly (Parse,
  * Describe, Bind, Describe, Execute, Sync), so PostgreSQL parses and plans it every time. Here a statement's text is
@@ -9,11 +9,15 @@
  * that Describe. Values are serialized and rows parsed with the database's own serializers and parsers, as `query`
  * does, after `pgliteValue` has given each value pg's meaning.
  *
+ * PGlite's own `transaction` runs BEGIN and COMMIT through `exec`: two calls into the database each, and a parse of
+ * their results with a copy of the whole parser table. Here (`PgliteTransaction`) BEGIN goes in the first call of the
+ * transaction's first statement, as the pool sends it on PostgreSQL, and COMMIT or ROLLBACK is one call.
+ *
  * PostgreSQL refuses to execute a prepared statement whose result columns changed since it was prepared (a table
  * altered at run time): such a statement is forgotten and closed, and fails that once. Past {@link MAX_PREPARED}
- * texts (the `limit`), a new text runs through `query`, unprepared.
+ * texts (the `limit`), a new text runs as the unnamed statement, prepared again at every execution.
  */
-import { protocol, type PGlite, type Transaction } from "@electric-sql/pglite";
+import { protocol, type PGlite } from "@electric-sql/pglite";
 import type { SqlStatement } from "./sql-session.js";
 
 const { serialize } = protocol;
@@ -25,6 +29,7 @@ type Parser = (text: string, typeId: number) => unknown;
 type Serializer = (value: unknown) => string;
 
 interface Prepared {
+  /** `pgl_<n>`, or "" for the unnamed statement. */
   name: string;
   paramTypes: number[];
   /** Null for a statement that answers no rows (NoData). */
@@ -47,34 +52,43 @@ export class PgliteStatements {
     private readonly limit = MAX_PREPARED,
   ) {}
 
-  /** Whether `text` has, or may get, a prepared statement; otherwise the caller runs it through `query`. */
-  accepts(text: string): boolean {
-    return this.prepared.has(text) || this.prepared.size < this.limit;
-  }
-
   /**
-   * Runs one statement. The caller holds PGlite's lock for transactions (it runs inside PGlite's `transaction`, or
-   * under `_runExclusiveTransaction`); the protocol calls themselves take PGlite's query lock, as `query` does.
+   * Runs one statement; with `begin`, BEGIN goes first in the same call. The caller holds PGlite's lock for
+   * transactions (it runs inside a transaction, or under `_runExclusiveTransaction`); the protocol calls themselves
+   * take PGlite's query lock, as `query` does.
    */
-  async run<Row>(text: string, values: readonly unknown[], syncToFs: boolean): Promise<Row[]> {
-    const statement = this.prepared.get(text) ?? (await this.prepare(text));
+  async run<Row>(text: string, values: readonly unknown[], syncToFs: boolean, begin = false): Promise<Row[]> {
+    let statement = this.prepared.get(text);
+    if (!statement) {
+      // A simple query (BEGIN) drops the unnamed statement, so BEGIN goes before the Parse, in its call.
+      statement = await this.prepare(text, this.prepared.size < this.limit, begin);
+      begin = false;
+    }
     const bound = values.map((value, i) => this.serialize(value, statement.paramTypes[i]!));
-    const request = Buffer.concat([serialize.bind({ statement: statement.name, values: bound }), serialize.execute({}), serialize.sync()]);
+    const parts = [serialize.bind({ statement: statement.name, values: bound }), serialize.execute({}), serialize.sync()];
+    if (begin) parts.unshift(BEGIN);
     let messages: Message[];
     try {
-      messages = (await this.send(request, syncToFs)).messages as Message[];
+      messages = (await this.send(Buffer.concat(parts), syncToFs)).messages as Message[];
     } catch (error) {
       // "cached plan must not change result type": the statement is prepared again on its next use.
-      if ((error as { code?: string }).code === "0A000") await this.forget(text, statement);
+      if ((error as { code?: string }).code === "0A000" && statement.name) await this.forget(text, statement);
       throw error;
     }
     return statement.columns ? rowsOf<Row>(messages, statement.columns) : [];
   }
 
-  private async prepare(text: string): Promise<Prepared> {
-    const name = `pgl_${++this.count}`;
-    const request = Buffer.concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]);
-    const { messages } = await this.send(request, false);
+  /** COMMIT or ROLLBACK: one call. */
+  async end(command: "COMMIT" | "ROLLBACK"): Promise<void> {
+    await this.send(serialize.query(command), command === "COMMIT");
+  }
+
+  /** Parses and describes `text`: kept under a name of its own, or as the unnamed statement for one execution. */
+  private async prepare(text: string, keep: boolean, begin: boolean): Promise<Prepared> {
+    const name = keep ? `pgl_${++this.count}` : "";
+    const parts = [serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()];
+    if (begin) parts.unshift(BEGIN);
+    const { messages } = await this.send(Buffer.concat(parts), false);
     let paramTypes: number[] = [];
     let columns: Prepared["columns"] = null;
     for (const message of messages as Array<Message & { dataTypeIDs?: number[]; fields?: Array<{ name: string; dataTypeID: number }> }>) {
@@ -84,7 +98,7 @@ export class PgliteStatements {
       }
     }
     const prepared = { name, paramTypes, columns };
-    this.prepared.set(text, prepared);
+    if (keep) this.prepared.set(text, prepared);
     return prepared;
   }
 
@@ -120,18 +134,33 @@ export class PgliteStatements {
 export function pgliteStatement(db: PGlite, statements: PgliteStatements): SqlStatement {
   return async <Row>(text: string, values: readonly unknown[]) => {
     const mapped = values.map(pgliteValue);
-    if (!statements.accepts(text)) return (await db.query<Row>(text, mapped, QUERY_OPTIONS)).rows;
     return db._runExclusiveTransaction(() => statements.run<Row>(text, mapped, true));
   };
 }
 
-/** One statement in a PGlite transaction `tx` (whose holder has PGlite's lock). */
-export function pgliteTransactionStatement(tx: Transaction, statements: PgliteStatements): SqlStatement {
-  return async <Row>(text: string, values: readonly unknown[]) => {
-    const mapped = values.map(pgliteValue);
-    if (!statements.accepts(text)) return (await tx.query<Row>(text, mapped, QUERY_OPTIONS)).rows;
-    return statements.run<Row>(text, mapped, false);
+/**
+ * One transaction's statements, for a holder of PGlite's transaction lock: BEGIN goes with the first statement, and
+ * a transaction that ran none sends nothing at its end.
+ */
+export class PgliteTransaction {
+  private begun = false;
+
+  constructor(private readonly statements: PgliteStatements) {}
+
+  readonly statement: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
+    const begin = !this.begun;
+    this.begun = true;
+    return this.statements.run<Row>(text, values.map(pgliteValue), false, begin);
   };
+
+  async commit(): Promise<void> {
+    if (this.begun) await this.statements.end("COMMIT");
+  }
+
+  /** Ends the transaction after a failure; its own failure (a closed database) leaves the first one to be thrown. */
+  async rollback(): Promise<void> {
+    if (this.begun) await this.statements.end("ROLLBACK").catch(() => undefined);
+  }
 }
 
 /**
@@ -149,7 +178,7 @@ function pgliteValue(value: unknown): unknown {
 const textOf = (value: unknown) => String(value);
 /** text, varchar and bpchar parameters take any value's text, as in pg. */
 const TEXT_SERIALIZERS: Serializers = { 25: textOf, 1043: textOf, 1042: textOf };
-const QUERY_OPTIONS = { serializers: TEXT_SERIALIZERS };
+const BEGIN = serialize.query("BEGIN");
 
 function rowsOf<Row>(messages: Message[], columns: NonNullable<Prepared["columns"]>): Row[] {
   const rows: Row[] = [];

@@ -12,9 +12,10 @@
  * statement it is waiting on fails, and it answers as a store outage (the client retries), having written nothing.
  * Every transaction is observed in `db_transaction_duration_seconds` with its outcome.
  *
- * On PGlite (one embedded connection) the same work runs in PGlite's own transaction, under the lock PGlite takes for
- * every query and transaction, Prisma's adapter's included: it queues with every other transaction and query, as a
- * Prisma interactive transaction would, without Prisma's pipeline per statement. It keeps the same two limits: a
+ * On PGlite (one embedded connection) the same work runs under the lock PGlite takes for every query and
+ * transaction, Prisma's adapter's included: it queues with every other transaction and query, as a Prisma
+ * interactive transaction would, without Prisma's pipeline per statement, its BEGIN sent with its first statement
+ * (pglite-statements.ts `PgliteTransaction`). It keeps the same two limits: a
  * transaction that cannot start within `maxWaitMs` (DB_TRANSACTION_MAX_WAIT_MS), or runs past `timeoutMs`, is rolled
  * back and answers as a store outage, having written nothing.
  *
@@ -25,7 +26,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { StoreUnavailableError } from "../errors.js";
 import { dbTransactionDuration, secondsSince } from "../observability/metrics.js";
-import { pgliteTransactionStatement, type PgliteStatements } from "./pglite-statements.js";
+import { PgliteTransaction, type PgliteStatements } from "./pglite-statements.js";
 import { clientStatement, type SqlStatement } from "./sql-session.js";
 import type { StatementNamer } from "./statement-names.js";
 
@@ -95,7 +96,7 @@ class TransactionNotStarted extends Error {
   }
 }
 
-export function pgliteTransaction(db: Pick<PGlite, "transaction">, statements: PgliteStatements, maxWaitMs: number, timeoutMs: number): SqlTransaction {
+export function pgliteTransaction(db: Pick<PGlite, "_runExclusiveTransaction">, statements: PgliteStatements, maxWaitMs: number, timeoutMs: number): SqlTransaction {
   return async <T>(work: (sql: SqlStatement) => Promise<T>): Promise<T> => {
     const started = process.hrtime.bigint();
     let outcome = "rollback";
@@ -107,22 +108,26 @@ export function pgliteTransaction(db: Pick<PGlite, "transaction">, statements: P
         reject(new StoreUnavailableError(new TransactionNotStarted(maxWaitMs)));
       }, maxWaitMs);
     });
-    const run = db.transaction(async (tx) => {
+    const run = db._runExclusiveTransaction(async () => {
       clearTimeout(waitTimer);
       // Its caller was answered already: the transaction ends at once, having run nothing.
-      if (abandoned) return void (await tx.rollback());
+      if (abandoned) return undefined;
       let expired: TransactionExpired | undefined;
       const timer = setTimeout(() => (expired = new TransactionExpired(timeoutMs)), timeoutMs);
-      const statement = pgliteTransactionStatement(tx, statements);
+      const tx = new PgliteTransaction(statements);
       const sql: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
         if (expired) throw new StoreUnavailableError(expired);
-        return statement<Row>(text, values);
+        return tx.statement<Row>(text, values);
       };
       try {
         const result = await work(sql);
         // Past its timeout the work is rolled back even when it finished: as with Prisma, it did not commit in time.
         if (expired) throw new StoreUnavailableError(expired);
+        await tx.commit();
         return result;
+      } catch (error) {
+        await tx.rollback();
+        throw error;
       } finally {
         clearTimeout(timer);
       }
