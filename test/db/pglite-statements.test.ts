@@ -83,7 +83,7 @@ describe("statements on PGlite", () => {
       await pglite.exec("CREATE TABLE pgl_tx (id int PRIMARY KEY, note text)");
       // One text kept prepared; every other text runs as the unnamed statement.
       transaction = pgliteTransaction(pglite, new PgliteStatements(pglite, 1), 1_000, 5_000);
-      calls = vi.spyOn(pglite, "execProtocol");
+      calls = vi.spyOn(pglite, "execProtocolStream");
     });
     afterAll(() => pglite?.close());
     const INSERT = "INSERT INTO pgl_tx (id, note) VALUES ($1, $2)";

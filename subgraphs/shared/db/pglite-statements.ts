@@ -69,7 +69,7 @@ export class PgliteStatements {
     if (begin) parts.unshift(BEGIN);
     let messages: Message[];
     try {
-      messages = (await this.send(Buffer.concat(parts), syncToFs)).messages as Message[];
+      messages = await this.send(Buffer.concat(parts), syncToFs);
     } catch (error) {
       // "cached plan must not change result type": the statement is prepared again on its next use.
       if ((error as { code?: string }).code === "0A000" && statement.name) await this.forget(text, statement);
@@ -88,7 +88,7 @@ export class PgliteStatements {
     const name = keep ? `pgl_${++this.count}` : "";
     const parts = [serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()];
     if (begin) parts.unshift(BEGIN);
-    const { messages } = await this.send(Buffer.concat(parts), false);
+    const messages = await this.send(Buffer.concat(parts), false);
     let paramTypes: number[] = [];
     let columns: Prepared["columns"] = null;
     for (const message of messages as Array<Message & { dataTypeIDs?: number[]; fields?: Array<{ name: string; dataTypeID: number }> }>) {
@@ -109,13 +109,15 @@ export class PgliteStatements {
   }
 
   /**
-   * One call into the database under PGlite's query lock, as `query` makes them. A closed (or closing) database is
-   * refused first, with PGlite's own error, as `query` refuses it: its WebAssembly must not be called again.
+   * One call into the database under PGlite's query lock, as `query` makes them, answering its messages (PGlite
+   * parses its output as it comes; `execProtocolStream`, unlike `execProtocol`, keeps no copy of the raw bytes). A
+   * closed (or closing) database is refused first, with PGlite's own error, as `query` refuses it: its WebAssembly
+   * must not be called again.
    */
-  private async send(request: Uint8Array, syncToFs: boolean) {
+  private async send(request: Uint8Array, syncToFs: boolean): Promise<Message[]> {
     return this.db._runExclusiveQuery(async () => {
       await this.db._checkReady();
-      return this.db.execProtocol(request, { syncToFs });
+      return (await this.db.execProtocolStream(request, { syncToFs })) as Message[];
     });
   }
 
