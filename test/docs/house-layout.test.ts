@@ -1,8 +1,9 @@
 /**
  * The shape of the source tree, as docs/architecture.md describes it: shared code lives in subgraphs/shared (no
- * subgraph imports another, and shared imports none), folders stay small enough to read (about 20 files), no two
- * files in a folder have names one letter apart (`x.resolver.ts` beside `x.resolvers.ts`), and every family folder
- * of the markets subgraph builds its services in its own index.ts.
+ * subgraph imports another, and shared imports none), folders stay small enough to read (about 20 files) and so do
+ * files (no hand-written source file much over 300 lines), no two files in a folder have names one letter apart
+ * (`x.resolver.ts` beside `x.resolvers.ts`), and every family folder of the markets subgraph builds its services in
+ * its own index.ts.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -14,6 +15,8 @@ const TREES = ["subgraphs", "rest-shim", "gateway", "test", "scripts"];
 const SKIP = new Set(["node_modules", "generated", "dist", ".data"]);
 /** A folder may hold this many files; subfolders do not count. */
 const MAX_FILES_PER_FOLDER = 21;
+/** A hand-written source file may be this long: about 300 lines, with room for a few more. */
+const MAX_LINES_PER_FILE = 400;
 
 function folders(dir: string): string[] {
   const entries = readdirSync(path.join(root, dir), { withFileTypes: true });
@@ -84,6 +87,15 @@ describe("folders", () => {
       .map((dir) => ({ dir, files: filesIn(dir).length }))
       .filter(({ files }) => files > MAX_FILES_PER_FOLDER);
     expect(crowded).toEqual([]);
+  });
+
+  it(`hold no hand-written source file over ${MAX_LINES_PER_FILE} lines, test suites included`, () => {
+    const sources = all.flatMap((dir) => filesIn(dir).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => path.join(dir, f)));
+    expect(sources.length).toBeGreaterThan(500);
+    const long = sources
+      .map((file) => ({ file, lines: readFileSync(path.join(root, file), "utf8").split("\n").length }))
+      .filter(({ lines }) => lines > MAX_LINES_PER_FILE);
+    expect(long).toEqual([]);
   });
 
   it("hold no two source files whose names are one letter apart", () => {

@@ -145,3 +145,10 @@ export async function startShim(
     },
   };
 }
+
+/** The statuses of `count` requests made one after another. */
+export async function statuses(count: number, send: () => Promise<{ status: number }>): Promise<number[]> {
+  const result: number[] = [];
+  for (let i = 0; i < count; i++) result.push((await send()).status);
+  return result;
+}

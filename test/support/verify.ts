@@ -27,6 +27,13 @@ export function expectVerifyHeaders(answer: AnyAnswer) {
   expect(headerOf(answer, "cache-control")).toBe("no-store");
 }
 
+/** A 201 with the verify headers: answers its JSON body. */
+export function expectCreated(answer: HttpAnswer) {
+  expect(answer.status, answer.text).toBe(201);
+  expectVerifyHeaders(answer);
+  return answer.json();
+}
+
 /**
  * The documented envelope `{"detail":{"code","message"}}` with `code` (and, when given, exactly `message`), the
  * verify headers, and no Retry-After unless the code carries one. Works for `send` and `call` answers.

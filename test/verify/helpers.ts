@@ -140,6 +140,9 @@ export function withMember(evidence: string, memberPath: string, value: unknown)
   return canonicalize(root)!;
 }
 
+/** A well-formed, canonical file for the same challenge that differs from the valid one (a wrong fixed value). */
+export const otherFileFor = (evidence: string) => withMember(evidence, "revocationStatus", "evaluated");
+
 /** A labelled way to turn the valid evidence text into a body that must be refused. */
 export type EvidenceEdit = [label: string, make: (evidence: string) => string | Uint8Array];
 

@@ -5,20 +5,18 @@
  * "Not consumed" is proved twice: the challenge row is read back after every rejected request (through the platform's
  * own database handle, so on PGlite too) and is unchanged, and a client's view agrees: the valid file is then accepted.
  * "Final" likewise: the same bytes get the same error again and the valid file gets 409 NONCE_REPLAY.
- * Time is the platform's injected clock where expiry matters: no test waits for the wall clock. A database outage
+ * Expiry, cleanup and the retryable 503s need platforms of their own (evidence-expiry.test.ts); a database outage
  * has its own file (evidence-outage.test.ts).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Wallet } from "ethers";
 import { createDemoVendor } from "../../../subgraphs/shared/crypto/vendor-ca.js";
 import { buildEvidence } from "../../../subgraphs/verify/evidence/kit.js";
 import type { ChipChallenge } from "../../../subgraphs/verify/evidence/schema.js";
-import { SUBMIT_EVIDENCE, craftEvidence, deactivateMachine, evidenceFor, freshEvidence as freshEvidenceOn, graphqlCode, issueChallenge, NON_CANONICAL_FORMS, postChallenge, postEvidence, setController, startVerifyPlatform, stopChain, withMember, WRONG_MEMBERS, type VerifyPlatform } from "../helpers.js";
-import { manualClock } from "../../support/clock.js";
-import { eventually } from "../../support/wait.js";
+import { SUBMIT_EVIDENCE, craftEvidence, deactivateMachine, evidenceFor, freshEvidence as freshEvidenceOn, graphqlCode, issueChallenge, NON_CANONICAL_FORMS, otherFileFor, postEvidence, setController, startVerifyPlatform, withMember, WRONG_MEMBERS, type VerifyPlatform } from "../helpers.js";
 import { rawRequest, BEARER, ONBOARDING_TOKEN, postHeaders, send } from "../../support/http.js";
 import { PLATFORM_START_TIMEOUT_MS } from "../../support/platform.js";
-import { challengeRow, challengeRowCount, evidenceRowsFor, expectNoEcho, expectReceipt, expectVerifyError } from "../../support/verify.js";
+import { challengeRow, evidenceRowsFor, expectNoEcho, expectReceipt, expectVerifyError } from "../../support/verify.js";
 
 let p: VerifyPlatform;
 beforeAll(async () => {
@@ -30,9 +28,6 @@ const walkthroughMachine = () => p.machine("active", 1); // machine 2: controlle
 
 /** A fresh challenge for machine 2 and its valid evidence. */
 const freshEvidence = (q: VerifyPlatform = p) => freshEvidenceOn(q);
-
-/** A well-formed, canonical file for the same challenge that differs from the valid one (a wrong fixed value). */
-const otherFileFor = (evidence: string) => withMember(evidence, "revocationStatus", "evaluated");
 
 async function expectFinalRejection(bad: string, valid: string, nonce: string) {
   const first = await postEvidence(p, bad);
@@ -301,115 +296,5 @@ describe("issued -> rejected: 400 EVIDENCE_REJECTED is final", () => {
     const evidence = evidenceFor(challenge, machine);
     await deactivateMachine(p, machine.machineId);
     await expectFinalRejection(evidence, otherFileFor(evidence), challenge.nonce);
-  });
-});
-
-describe("expiry and cleanup (dedicated platform with an injected clock, cleanup grace 60 s)", () => {
-  const GRACE_SECONDS = 60;
-  const clock = manualClock();
-  let q: VerifyPlatform;
-  beforeAll(async () => {
-    q = await startVerifyPlatform(
-      { VERIFY_CHALLENGE_TTL_SECONDS: "30", VERIFY_CLEANUP_GRACE_SECONDS: String(GRACE_SECONDS), VERIFY_OPEN_CHALLENGES_PER_MACHINE: "1000" },
-      { clock },
-    );
-  }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => q?.close());
-
-  it("consumed stays consumed, rejected stays rejected, unused expires; cleanup waits out the grace period", async () => {
-    const consumed = await freshEvidence(q);
-    const rejected = await freshEvidence(q);
-    const unused = await freshEvidence(q);
-    expect(Number(unused.challenge.expiresAt)).toBe(Math.floor(clock.now() / 1000) + 30);
-    const badFile = otherFileFor(rejected.evidence);
-    const receiptId = expectReceipt(await postEvidence(q, consumed.evidence));
-    expectVerifyError(await postEvidence(q, badFile), 400, "EVIDENCE_REJECTED");
-
-    // One second before expiry the unused challenge is still open (expiry is `now >= expiresAt`) ...
-    clock.set(Number(unused.challenge.expiresAt) * 1000 - 1000);
-    expect(await challengeRow(q, unused.challenge.nonce)).toMatchObject({ state: "issued" });
-    // ... at expiresAt it is expired.
-    clock.set(Number(unused.challenge.expiresAt) * 1000);
-    expectReceipt(await postEvidence(q, consumed.evidence), receiptId); // same receipt, even after expiry
-    expectVerifyError(await postEvidence(q, badFile), 400, "EVIDENCE_REJECTED");
-    expectVerifyError(await postEvidence(q, unused.evidence), 409, "CHALLENGE_EXPIRED");
-    expectVerifyError(await postEvidence(q, unused.evidence), 409, "CHALLENGE_EXPIRED");
-    // Nothing was recorded for the expired challenge: another file is expired too, not a replay.
-    expectVerifyError(await postEvidence(q, otherFileFor(unused.evidence)), 409, "CHALLENGE_EXPIRED");
-    expect((await graphqlCode(q, SUBMIT_EVIDENCE, { evidence: unused.evidence }, BEARER)).code).toBe("CHALLENGE_EXPIRED");
-    expect(await challengeRow(q, unused.challenge.nonce)).toMatchObject({ submissionHash: null, receiptId: null });
-
-    // Within the grace period the cleanup keeps the expired challenge ...
-    clock.set((Number(unused.challenge.expiresAt) + GRACE_SECONDS - 1) * 1000);
-    expect(await q.platform.services.verify!.challenges.cleanup()).toBe(0);
-    expectVerifyError(await postEvidence(q, unused.evidence), 409, "CHALLENGE_EXPIRED");
-    // ... and removes it once the grace period has passed.
-    clock.set((Number(unused.challenge.expiresAt) + GRACE_SECONDS) * 1000);
-    expect(await q.platform.services.verify!.challenges.cleanup()).toBe(1);
-    expect(await challengeRow(q, unused.challenge.nonce)).toBeUndefined();
-    expectVerifyError(await postEvidence(q, unused.evidence), 404, "CHALLENGE_NOT_FOUND");
-    expect((await graphqlCode(q, SUBMIT_EVIDENCE, { evidence: unused.evidence }, BEARER)).code).toBe("CHALLENGE_NOT_FOUND");
-    expectReceipt(await postEvidence(q, consumed.evidence), receiptId); // cleanup keeps consumed challenges
-    expectVerifyError(await postEvidence(q, badFile), 400, "EVIDENCE_REJECTED"); // and rejected ones
-    expect(await challengeRow(q, consumed.challenge.nonce)).toMatchObject({ state: "consumed", receiptId });
-    expect(await challengeRow(q, rejected.challenge.nonce)).toMatchObject({ state: "rejected" });
-  });
-});
-
-describe("the periodic cleanup job (dedicated platform: VERIFY_CLEANUP_INTERVAL_MS 50, grace 0, injected clock)", () => {
-  const clock = manualClock();
-  let q: VerifyPlatform;
-  beforeAll(async () => {
-    q = await startVerifyPlatform({ VERIFY_CLEANUP_INTERVAL_MS: "50", VERIFY_CLEANUP_GRACE_SECONDS: "0" }, { clock });
-  }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => q?.close());
-
-  it("removes an expired unused challenge by itself, and keeps an open one", async () => {
-    const expiring = await freshEvidence(q);
-    clock.advance(10_000);
-    const open = await freshEvidence(q);
-    expect(Number(open.challenge.expiresAt)).toBeGreaterThan(Number(expiring.challenge.expiresAt));
-    // Nothing has expired yet: the job runs every 50 ms and removes nothing.
-    const before = await challengeRowCount(q);
-    clock.set(Number(expiring.challenge.expiresAt) * 1000);
-    // The job, not the test, removes the row: wait for it.
-    await eventually(async () => ((await challengeRow(q, expiring.challenge.nonce)) === undefined ? true : undefined));
-    expect(await challengeRowCount(q)).toBe(before - 1);
-    expect(await challengeRow(q, open.challenge.nonce)).toMatchObject({ state: "issued" });
-    expectVerifyError(await postEvidence(q, expiring.evidence), 404, "CHALLENGE_NOT_FOUND");
-    expectReceipt(await postEvidence(q, open.evidence));
-  });
-});
-
-describe("503s leave the challenge retryable with the same file", () => {
-  let q: VerifyPlatform;
-  beforeAll(async () => {
-    // The trust bundle is loaded on first use: a missing file makes every check answer 503 VERIFY_STORE_UNAVAILABLE.
-    q = await startVerifyPlatform({ VENDOR_TRUST_BUNDLE: "/nonexistent/vendor-roots.pem" });
-  }, PLATFORM_START_TIMEOUT_MS);
-  afterAll(() => q?.close());
-
-  async function expectRetryable503(on: VerifyPlatform, evidence: string, nonce: string, code: string) {
-    for (let i = 0; i < 2; i++) {
-      const answer = await postEvidence(on, evidence);
-      expectVerifyError(answer, 503, code);
-      expectNoEcho(answer, nonce);
-    }
-    expect((await graphqlCode(on, SUBMIT_EVIDENCE, { evidence }, BEARER)).code).toBe(code);
-    // The submission is recorded: another file for the challenge is a replay, not a second attempt.
-    expectVerifyError(await postEvidence(on, otherFileFor(evidence)), 409, "NONCE_REPLAY");
-    expectVerifyError(await postEvidence(on, evidence), 503, code);
-    const row = await challengeRow(on, nonce);
-    expect(row).toMatchObject({ state: "issued", receiptId: null, checkingUntil: null });
-    expect(row!.submissionHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(await evidenceRowsFor(on, nonce)).toEqual([]);
-  }
-
-  it("503 VERIFY_STORE_UNAVAILABLE (trust store unreadable), then 503 CHAIN_UNAVAILABLE (chain node stopped)", async () => {
-    const storeCase = await freshEvidence(q);
-    const chainCase = await freshEvidence(q);
-    await expectRetryable503(q, storeCase.evidence, storeCase.challenge.nonce, "VERIFY_STORE_UNAVAILABLE");
-    await stopChain(q);
-    await expectRetryable503(q, chainCase.evidence, chainCase.challenge.nonce, "CHAIN_UNAVAILABLE");
   });
 });
