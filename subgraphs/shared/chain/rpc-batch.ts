@@ -3,13 +3,15 @@
  * round trip instead of one per call; the node still answers each call on its own. Answers are matched by ID; any
  * failure (transport, deadline, HTTP status, a call's error, a missing answer) rejects the whole batch.
  *
- * Sent with node:http(s) over the caller's keep-alive agent, the body read as Buffers and parsed once: a batch answer
- * is megabytes of hex, and fetch's web streams cost about as much CPU again as parsing it.
+ * Sent with node:http(s) over the caller's keep-alive agent, the body read as Buffers and parsed from them
+ * (rpc-answer.ts): a batch answer is megabytes of hex, and fetch's web streams cost about as much CPU again as
+ * parsing it.
  */
 import http from "node:http";
 import https from "node:https";
 import type { Interface } from "ethers";
 import type { InFlightLimit } from "./in-flight.js";
+import { parseRpcAnswer } from "./rpc-answer.js";
 
 export interface RpcCall {
   method: string;
@@ -30,7 +32,7 @@ export function callData(contract: Interface, method: string, argsList: Readonly
 
 export async function sendBatch<T>(rpcUrl: string, calls: readonly RpcCall[], timeoutMs: number, agent?: http.Agent): Promise<T[]> {
   const body = JSON.stringify(calls.map((call, id) => ({ jsonrpc: "2.0", id, method: call.method, params: call.params })));
-  const answers = JSON.parse(await post(rpcUrl, body, timeoutMs, agent)) as Array<{ id: number; result?: T; error?: { message?: string } }>;
+  const answers = parseRpcAnswer(await post(rpcUrl, body, timeoutMs, agent)) as Array<{ id: number; result?: T; error?: { message?: string } }>;
   if (!Array.isArray(answers)) throw new Error("JSON-RPC batch answer is not an array");
   const results: T[] = new Array(calls.length);
   const seen = new Set<number>();
@@ -68,8 +70,8 @@ export async function sendBatches<T>(transport: BatchTransport, calls: readonly 
   return (await Promise.all(batches)).flat();
 }
 
-/** POSTs `body` and resolves with the answer's text; rejects on a non-2xx status, a cut-off answer or the deadline. */
-function post(rpcUrl: string, body: string, timeoutMs: number, agent: http.Agent | undefined): Promise<string> {
+/** POSTs `body` and resolves with the answer's bytes; rejects on a non-2xx status, a cut-off answer or the deadline. */
+function post(rpcUrl: string, body: string, timeoutMs: number, agent: http.Agent | undefined): Promise<Buffer> {
   const url = new URL(rpcUrl);
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
@@ -83,7 +85,7 @@ function post(rpcUrl: string, body: string, timeoutMs: number, agent: http.Agent
       }
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      response.on("end", () => resolve(Buffer.concat(chunks)));
       response.on("error", reject);
       // A destroyed response (deadline, reset) may close without "end" or "error".
       response.on("close", () => {
