@@ -123,6 +123,14 @@ describe("statements on PGlite", () => {
       expect(pglite.isInTransaction()).toBe(false);
     });
 
+    it("statements issued at once run after the first one's BEGIN, all in the one transaction", async () => {
+      const xid = (n: number) => `SELECT pg_current_xact_id()::text AS xid, ${n} AS n`;
+      const xids = await transaction((sql) => Promise.all([xid(1), INSERTED, xid(2)].map((text, i) => sql<{ xid: string }>(text, text === INSERTED ? [10 + i, "x"] : []))));
+      expect(new Set(xids.map(([row]) => row!.xid)).size).toBe(1);
+      expect(pglite.isInTransaction()).toBe(false);
+      await pglite.query("DELETE FROM pgl_tx WHERE id >= 10");
+    });
+
     it("a first statement the database refuses rolls back in one call, and the next transaction commits", async () => {
       calls.mockClear();
       await expect(transaction((sql) => sql(INSERTED, [1, "duplicate"]))).rejects.toMatchObject({ code: "23505" });

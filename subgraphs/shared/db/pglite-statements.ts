@@ -142,26 +142,33 @@ export function pgliteStatement(db: PGlite, statements: PgliteStatements): SqlSt
 
 /**
  * One transaction's statements, for a holder of PGlite's transaction lock: BEGIN goes with the first statement, and
- * a transaction that ran none sends nothing at its end.
+ * a transaction that ran none sends nothing at its end. Statements issued before the first has finished (work that
+ * runs several at once) wait for it, so that none can run before the BEGIN.
  */
 export class PgliteTransaction {
-  private begun = false;
+  /** The first statement, settled either way; null until there is one. */
+  private first: Promise<unknown> | null = null;
 
   constructor(private readonly statements: PgliteStatements) {}
 
   readonly statement: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
-    const begin = !this.begun;
-    this.begun = true;
-    return this.statements.run<Row>(text, values.map(pgliteValue), false, begin);
+    const mapped = values.map(pgliteValue);
+    if (!this.first) {
+      const run = this.statements.run<Row>(text, mapped, false, true);
+      this.first = run.catch(() => undefined);
+      return run;
+    }
+    await this.first;
+    return this.statements.run<Row>(text, mapped, false);
   };
 
   async commit(): Promise<void> {
-    if (this.begun) await this.statements.end("COMMIT");
+    if (this.first) await this.statements.end("COMMIT");
   }
 
   /** Ends the transaction after a failure; its own failure (a closed database) leaves the first one to be thrown. */
   async rollback(): Promise<void> {
-    if (this.begun) await this.statements.end("ROLLBACK").catch(() => undefined);
+    if (this.first) await this.statements.end("ROLLBACK").catch(() => undefined);
   }
 }
 
