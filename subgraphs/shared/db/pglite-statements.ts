@@ -142,33 +142,28 @@ export function pgliteStatement(db: PGlite, statements: PgliteStatements): SqlSt
 
 /**
  * One transaction's statements, for a holder of PGlite's transaction lock: BEGIN goes with the first statement, and
- * a transaction that ran none sends nothing at its end. Statements issued before the first has finished (work that
- * runs several at once) wait for it, so that none can run before the BEGIN.
+ * a transaction that ran none sends nothing at its end. Statements issued at once still run after the BEGIN: the
+ * first one's first call (its Parse, or its Bind) joins PGlite's query lock, which serves in call order, before any
+ * later statement's (`test/db/pglite-statements.test.ts` holds PGlite to that).
  */
 export class PgliteTransaction {
-  /** The first statement, settled either way; null until there is one. */
-  private first: Promise<unknown> | null = null;
+  private begun = false;
 
   constructor(private readonly statements: PgliteStatements) {}
 
   readonly statement: SqlStatement = async <Row>(text: string, values: readonly unknown[]) => {
-    const mapped = values.map(pgliteValue);
-    if (!this.first) {
-      const run = this.statements.run<Row>(text, mapped, false, true);
-      this.first = run.catch(() => undefined);
-      return run;
-    }
-    await this.first;
-    return this.statements.run<Row>(text, mapped, false);
+    const begin = !this.begun;
+    this.begun = true;
+    return this.statements.run<Row>(text, values.map(pgliteValue), false, begin);
   };
 
   async commit(): Promise<void> {
-    if (this.first) await this.statements.end("COMMIT");
+    if (this.begun) await this.statements.end("COMMIT");
   }
 
   /** Ends the transaction after a failure; its own failure (a closed database) leaves the first one to be thrown. */
   async rollback(): Promise<void> {
-    if (this.first) await this.statements.end("ROLLBACK").catch(() => undefined);
+    if (this.begun) await this.statements.end("ROLLBACK").catch(() => undefined);
   }
 }
 

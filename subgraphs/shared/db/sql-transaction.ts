@@ -15,9 +15,9 @@
  * On PGlite (one embedded connection) the same work runs under the lock PGlite takes for every query and
  * transaction, Prisma's adapter's included: it queues with every other transaction and query, as a Prisma
  * interactive transaction would, without Prisma's pipeline per statement, its BEGIN sent with its first statement
- * (pglite-statements.ts `PgliteTransaction`). It keeps the same two limits: a
- * transaction that cannot start within `maxWaitMs` (DB_TRANSACTION_MAX_WAIT_MS), or runs past `timeoutMs`, is rolled
- * back and answers as a store outage, having written nothing.
+ * (pglite-statements.ts `PgliteTransaction`). It keeps the same two limits: a transaction that cannot start within
+ * `maxWaitMs` (DB_TRANSACTION_MAX_WAIT_MS), or runs past `timeoutMs`, is rolled back and answers as a store outage,
+ * having written nothing.
  *
  * Values: statements see the same decoding on both (timestamptz as Date, json and jsonb parsed, arrays as arrays);
  * bigint columns differ (pg answers strings, PGlite numbers), so statements cast them to text where they read them.
