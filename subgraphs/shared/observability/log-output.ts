@@ -9,10 +9,12 @@
  * One synchronous write per 16 KiB costs about a third of a microsecond per line; pino's own default destination
  * writes synchronously too, one write per line.
  *
- * The underlying writer is pino's synchronous SonicBoom, which retries a full non-blocking pipe (EAGAIN) until the
- * reader takes the bytes, so no line is dropped.
+ * The writes go to an FdWriter (fd-writer.ts): when the reader of a pipe falls behind, what it does not take is held
+ * and written from a timer instead of stopping the event loop, and `flush()`, `end()` and exit wait until it is all
+ * written, so no line is dropped.
  */
-import { pino, type DestinationStream } from "pino";
+import type { DestinationStream } from "pino";
+import { FdWriter } from "./fd-writer.js";
 
 export interface BatchedOutputOptions {
   /** Bytes collected before a write (default 16 KiB). */
@@ -33,11 +35,11 @@ export class BatchedOutput implements DestinationStream {
   private readonly maxDelayMs: number;
   private readonly flushLater = () => {
     this.timer = undefined;
-    this.flushSync();
+    this.writeBatch();
   };
 
   constructor(
-    private readonly out: { write(chunk: string): unknown } = pino.destination({ dest: 1, sync: true }),
+    private readonly out: { write(chunk: string): unknown; flushSync?(): void } = new FdWriter(1),
     options: BatchedOutputOptions = {},
   ) {
     this.maxBytes = options.maxBytes ?? 16 * 1024;
@@ -54,15 +56,15 @@ export class BatchedOutput implements DestinationStream {
   write(line: string): void {
     this.parts.push(line);
     this.size += line.length;
-    if (this.size >= this.maxBytes) this.flushSync();
+    if (this.size >= this.maxBytes) this.writeBatch();
     else if (this.timer === undefined) {
       this.timer = setTimeout(this.flushLater, this.maxDelayMs);
       this.timer.unref();
     }
   }
 
-  /** Writes what is waiting, synchronously. */
-  flushSync(): void {
+  /** Hands what is waiting to the output, which writes now what its reader takes. */
+  private writeBatch(): void {
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -72,6 +74,12 @@ export class BatchedOutput implements DestinationStream {
     this.parts = [];
     this.size = 0;
     this.out.write(chunk);
+  }
+
+  /** Writes everything waiting, here and in the output, before it returns. */
+  flushSync(): void {
+    this.writeBatch();
+    this.out.flushSync?.();
   }
 
   /** pino's `logger.flush(callback)`. */
