@@ -5,7 +5,8 @@
  * series the platform keeps (series.ts); a request ID. Every line goes to a
  * sink that drops it, so only the formatting and redaction are measured; microseconds per call, medians of 5 rounds.
  * Then the output: the same lines written to /dev/null through pino's asynchronous destination (thread-pool writes of
- * 4 KiB batches) and through the platform's batched synchronous output (log-output.ts), as CPU time of the whole
+ * 4 KiB batches) and through the platform's batched synchronous output (log-output.ts) on pino's synchronous SonicBoom
+ * as before and on its own writer (fd-writer.ts) as now, as CPU time of the whole
  * process (process.cpuUsage: the thread pool included), ten lines per event-loop turn as a busy server writes them.
  */
 import { openSync } from "node:fs";
@@ -13,6 +14,7 @@ import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { REDACT_PATHS, createLog, requestLines, requestLineWriter } from "../../subgraphs/shared/observability/log.js";
 import { BatchedOutput } from "../../subgraphs/shared/observability/log-output.js";
+import { FdWriter } from "../../subgraphs/shared/observability/fd-writer.js";
 import { Counter, Histogram, Registry } from "prom-client";
 import { restRequestDuration, restRequests } from "../../subgraphs/shared/observability/metrics.js";
 
@@ -76,7 +78,8 @@ async function outputCost(destination: { write(line: string): unknown }, lines: 
 }
 const outputs: Array<[string, () => { write(line: string): unknown }]> = [
   ["pino.destination, asynchronous, 4 KiB batches", () => pino.destination({ dest: openSync("/dev/null", "w"), sync: false, minLength: 4096 })],
-  ["batched synchronous output (now)", () => new BatchedOutput(pino.destination({ dest: openSync("/dev/null", "w"), sync: true }))],
+  ["batched, pino's synchronous SonicBoom (before)", () => new BatchedOutput(pino.destination({ dest: openSync("/dev/null", "w"), sync: true }))],
+  ["batched, FdWriter (now)", () => new BatchedOutput(new FdWriter(openSync("/dev/null", "w")))],
 ];
 const outputTimings = new Map<string, number[]>(outputs.map(([name]) => [name, []]));
 for (let round = 0; round < 5; round++) {
