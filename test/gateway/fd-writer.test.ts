@@ -27,7 +27,7 @@ interface Report {
 
 /**
  * Runs the child; this process starts reading its output `readAfterMs` after the child says it starts writing (a
- * "start" line on its standard error), or never (the reader closed) with `closeReader`.
+ * "writing starts" line on its standard error), or never (the reader closed) with `closeReader`.
  */
 async function runChild(body: string, readAfterMs: number, closeReader = false) {
   const script = [
@@ -49,7 +49,7 @@ async function runChild(body: string, readAfterMs: number, closeReader = false) 
   if (closeReader) child.stdout.destroy();
   let started = false;
   child.stderr.on("data", () => {
-    if (started || closeReader || !stderr.startsWith("start\n")) return;
+    if (started || closeReader || !stderr.includes("writing starts\n")) return;
     started = true;
     setTimeout(read, readAfterMs);
   });
@@ -65,7 +65,7 @@ const writer = new FdWriter(1, ${options});
 const log = createLog({ logLevel: "info", development: false }, new BatchedOutput(writer));
 const write = requestLineWriter(log, "http");
 let maxHeld = 0;
-process.stderr.write("start\\n");
+process.stderr.write("writing starts\\n");
 for (let i = 0; i < ${count}; i++) {
   write("GET", "/v1/verify/machines/:machineId", 200, 1.5, "id-" + i, "127.0.0.1");
   maxHeld = Math.max(maxHeld, writer.held);
