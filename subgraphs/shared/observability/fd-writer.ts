@@ -7,7 +7,7 @@
  * `tee`, a container's log driver) falls behind. Here what the descriptor does not take is held, in order, and tried
  * again every `retryMs` from a timer while the server goes on; only past `maxPendingBytes` held does a write wait for
  * the reader (1 ms pauses), so that a reader that never catches up slows the server rather than filling its memory.
- * No byte is dropped. `flushSync()` (shutdown, exit) waits until everything held is written.
+ * No byte is dropped while the reader is there. `flushSync()` (shutdown, exit) waits until everything held is written.
  *
  * A reader that has gone (EPIPE) ends the output: what is held and everything written after is dropped, as pino's own
  * destination does, so that `npm start | head` does not make every request's log line throw. Any other error (EBADF,

@@ -25,12 +25,7 @@ async function measure(checkout: string): Promise<string> {
     RATE_LIMIT_VERIFY_API_PER_IP: "1000000000",
   }, 60_000, checkout);
   const stdout = platform.child.stdout!;
-  let reading = true;
-  const toggle = setInterval(() => {
-    reading = !reading;
-    if (reading) stdout.resume();
-    else stdout.pause();
-  }, TOGGLE_MS);
+  const toggle = setInterval(() => (stdout.isPaused() ? stdout.resume() : stdout.pause()), TOGGLE_MS);
   try {
     const url = `http://127.0.0.1:${ports[0]}/v1/verify/machines/1`;
     await autocannon({ url, connections: 50, duration: 2 });
